@@ -1,0 +1,35 @@
+//! Errors of the CTF reader, each naming the file and where in it.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CtfError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    Metadata {
+        path: PathBuf,
+        line: u32,
+        message: String,
+    },
+    #[error("{}: {message}", path.display())]
+    Trace { path: PathBuf, message: String },
+    #[error("{}: byte {offset}: {message}", path.display())]
+    Data {
+        path: PathBuf,
+        offset: u64,
+        message: String,
+    },
+}
+
+impl CtfError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        CtfError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! All streams of one or several traces as one time-ordered sequence of events.
+//!
+//! A heap keyed by each stream's next timestamp picks the earliest; the stream
+//! that just yielded keeps going without touching the heap while it stays the
+//! earliest, which is the common case (packets are long runs of one CPU).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+
+use super::error::CtfError;
+use super::stream::{EventRef, StreamFile};
+use super::trace::{find_traces, CtfTrace};
+
+/// What went wrong without stopping the read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Warnings {
+    /// Events the tracer dropped (sum over streams of `events_discarded`).
+    pub discarded_events: u64,
+    /// Events whose timestamp is earlier than the previous event's.
+    pub backwards_timestamps: u64,
+    /// Where time first went backwards: the file and the event's time.
+    pub first_backwards: Option<(PathBuf, i64)>,
+}
+
+pub struct CtfReader {
+    traces: Vec<CtfTrace>,
+    streams: Vec<StreamFile>,
+    heap: BinaryHeap<Reverse<(i64, usize)>>,
+    current: Option<usize>,
+    started: bool,
+    last_ts: i64,
+    warnings: Warnings,
+}
+
+impl CtfReader {
+    /// Opens every trace at or under `root`.
+    pub fn open(root: &Path) -> Result<CtfReader, CtfError> {
+        let dirs = find_traces(root)?;
+        if dirs.is_empty() {
+            return Err(CtfError::Trace {
+                path: root.to_path_buf(),
+                message: "no CTF trace here (no directory with a `metadata` file)".into(),
+            });
+        }
+        let traces = dirs.iter().map(|d| CtfTrace::open(d)).collect::<Result<Vec<_>, _>>()?;
+        CtfReader::from_traces(traces)
+    }
+
+    pub fn from_traces(traces: Vec<CtfTrace>) -> Result<CtfReader, CtfError> {
+        let mut streams = Vec::new();
+        for (i, t) in traces.iter().enumerate() {
+            for p in &t.streams {
+                streams.push(StreamFile::open(p, t.layout.clone(), i)?);
+            }
+        }
+        Ok(CtfReader {
+            traces,
+            streams,
+            heap: BinaryHeap::new(),
+            current: None,
+            started: false,
+            last_ts: i64::MIN,
+            warnings: Warnings::default(),
+        })
+    }
+
+    pub fn traces(&self) -> &[CtfTrace] {
+        &self.traces
+    }
+
+    /// Warnings so far; complete once `advance` returned false.
+    pub fn warnings(&self) -> Warnings {
+        let mut w = self.warnings.clone();
+        w.discarded_events = self.streams.iter().map(|s| s.discarded).sum();
+        w
+    }
+
+    /// Bytes of stream files consumed so far, and their total: for progress bars.
+    pub fn progress(&self) -> (u64, u64) {
+        self.streams.iter().fold((0, 0), |(d, t), s| {
+            let (sd, st) = s.progress();
+            (d + sd, t + st)
+        })
+    }
+
+    /// Moves to the next event in time order; false when every stream is done.
+    pub fn advance(&mut self) -> Result<bool, CtfError> {
+        if !self.started {
+            self.started = true;
+            for i in 0..self.streams.len() {
+                if self.streams[i].advance()? {
+                    let ts = self.streams[i].ts().expect("advanced");
+                    self.heap.push(Reverse((ts, i)));
+                }
+            }
+        } else if let Some(i) = self.current {
+            if self.streams[i].advance()? {
+                let ts = self.streams[i].ts().expect("advanced");
+                match self.heap.peek() {
+                    Some(Reverse((top, j))) if (*top, *j) < (ts, i) => {
+                        self.heap.push(Reverse((ts, i)));
+                    }
+                    _ => {
+                        self.note_time(ts, i);
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        match self.heap.pop() {
+            Some(Reverse((ts, i))) => {
+                self.current = Some(i);
+                self.note_time(ts, i);
+                Ok(true)
+            }
+            None => {
+                self.current = None;
+                Ok(false)
+            }
+        }
+    }
+
+    fn note_time(&mut self, ts: i64, stream: usize) {
+        if ts < self.last_ts {
+            self.warnings.backwards_timestamps += 1;
+            if self.warnings.first_backwards.is_none() {
+                self.warnings.first_backwards = Some((self.streams[stream].path().to_path_buf(), ts));
+            }
+        }
+        self.last_ts = ts;
+    }
+
+    /// The current event (after `advance` returned true).
+    pub fn event(&self) -> Option<EventRef<'_>> {
+        self.streams[self.current?].event()
+    }
+}

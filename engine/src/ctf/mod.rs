@@ -1,0 +1,20 @@
+//! Common Trace Format 1.8 reader (LTTng, perf `data convert --to-ctf`, any
+//! CTF 1.8 producer), written from the specification.
+//!
+//! metadata (TSDL text) → `layout` (decodable types, references resolved) →
+//! `stream` (packets and events of one file) → `merge` (all streams of all
+//! traces in time order).
+
+pub mod decode;
+mod error;
+pub mod layout;
+mod merge;
+pub mod metadata;
+mod stream;
+mod trace;
+pub mod types;
+
+pub use error::CtfError;
+pub use merge::{CtfReader, Warnings};
+pub use stream::{EventRef, PacketInfo, StreamFile};
+pub use trace::{find_traces, CtfTrace};

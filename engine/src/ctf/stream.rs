@@ -1,0 +1,437 @@
+//! One data stream file: its packets, read one at a time into a reused buffer
+//! (memory stays bounded by the largest packet, whatever the file size), and
+//! the events in them, whose payloads are skipped until someone asks.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::value::{Scalar, Sink};
+
+use super::decode::{self, Cursor, DecodeError, State};
+use super::error::CtfError;
+use super::layout::{EventClass, Layout, StreamClass};
+use super::types::FieldType;
+
+const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
+/// First read of a packet, enough for any real header and context.
+const HEADER_PROBE: usize = 4096;
+
+/// What the packet header and context say about a packet.
+#[derive(Debug, Clone, Default)]
+pub struct PacketInfo {
+    /// Byte offset of the packet in its file.
+    pub offset: u64,
+    pub stream: usize,
+    pub content_bits: u64,
+    pub packet_bits: u64,
+    pub cpu: Option<u32>,
+    /// Cumulative count of events the tracer dropped in this stream, if it says.
+    pub events_discarded: Option<u64>,
+    pub seq_num: Option<u64>,
+    pub ts_begin: Option<u64>,
+}
+
+/// The event a stream is positioned on.
+#[derive(Debug, Clone, Copy)]
+struct Current {
+    class: u64,
+    /// Clock value in cycles.
+    cycles: u64,
+    ns: i64,
+    event_context: u64,
+    payload: u64,
+}
+
+pub struct StreamFile {
+    path: PathBuf,
+    file: File,
+    file_len: u64,
+    layout: Arc<Layout>,
+    trace: usize,
+    buf: Vec<u8>,
+    packet: PacketInfo,
+    /// Next packet's offset in the file.
+    next_packet: u64,
+    /// Bit position of the next event in `buf`.
+    pos: u64,
+    clock: u64,
+    slots: Vec<Cell<i64>>,
+    current: Option<Current>,
+    in_packet: bool,
+    /// Highest `events_discarded` seen: the counter is cumulative per stream.
+    pub discarded: u64,
+}
+
+/// Which layout scope a value came from, so the caller can find fields by name.
+#[derive(Default)]
+struct Capture {
+    depth: u32,
+    fields: Vec<(String, u64)>,
+}
+
+impl<'d> Sink<'d> for Capture {
+    fn scalar(&mut self, name: Option<&str>, v: Scalar<'d>) {
+        if self.depth == 1 {
+            if let (Some(n), Scalar::Unsigned(u)) = (name, v) {
+                self.fields.push((n.to_string(), u));
+            } else if let (Some(n), Scalar::Signed(i)) = (name, v) {
+                self.fields.push((n.to_string(), i as u64));
+            }
+        }
+    }
+    fn open(&mut self, _: Option<&str>, _: bool) {
+        self.depth += 1;
+    }
+    fn close(&mut self, _: bool) {
+        self.depth -= 1;
+    }
+}
+
+impl Capture {
+    fn get(&self, name: &str) -> Option<u64> {
+        self.fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+impl StreamFile {
+    pub fn open(path: &Path, layout: Arc<Layout>, trace: usize) -> Result<StreamFile, CtfError> {
+        let io = |e| CtfError::io(path, e);
+        let file = File::open(path).map_err(io)?;
+        let file_len = file.metadata().map_err(io)?.len();
+        let slot_count = layout.streams.iter().map(|s| s.slot_count).max().unwrap_or(0);
+        Ok(StreamFile {
+            path: path.to_path_buf(),
+            file,
+            file_len,
+            layout,
+            trace,
+            buf: Vec::new(),
+            packet: PacketInfo::default(),
+            next_packet: 0,
+            pos: 0,
+            clock: 0,
+            slots: vec![Cell::new(0); slot_count],
+            current: None,
+            in_packet: false,
+            discarded: 0,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn trace(&self) -> usize {
+        self.trace
+    }
+
+    /// Bytes read up to the end of the current packet, and the file size.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.next_packet, self.file_len)
+    }
+
+    pub fn packet(&self) -> &PacketInfo {
+        &self.packet
+    }
+
+    fn stream_class(&self) -> &StreamClass {
+        &self.layout.streams[self.packet.stream]
+    }
+
+    fn data_error(&self, bit_in_packet: u64, message: impl Into<String>) -> CtfError {
+        CtfError::Data {
+            path: self.path.clone(),
+            offset: self.packet.offset + bit_in_packet / 8,
+            message: message.into(),
+        }
+    }
+
+    fn decode_error(&self, e: DecodeError) -> CtfError {
+        self.data_error(e.bit, e.message)
+    }
+
+    /// Reads `len` bytes at `offset` into the packet buffer.
+    fn fill(&mut self, offset: u64, len: usize) -> Result<(), CtfError> {
+        self.buf.resize(len, 0);
+        self.file
+            .seek(SeekFrom::Start(offset))
+            .and_then(|_| self.file.read_exact(&mut self.buf))
+            .map_err(|e| CtfError::io(&self.path, e))
+    }
+
+    /// Loads the next packet; false at the end of the file.
+    fn next_packet(&mut self) -> Result<bool, CtfError> {
+        loop {
+            let offset = self.next_packet;
+            if offset >= self.file_len {
+                return Ok(false);
+            }
+            let left = self.file_len - offset;
+            let mut probe = HEADER_PROBE.min(left as usize);
+            let (info, body_start) = loop {
+                self.fill(offset, probe)?;
+                self.packet.offset = offset;
+                match self.read_packet_header(offset) {
+                    Ok(r) => break r,
+                    // Perhaps the header and context did not fit in the probe.
+                    Err(_) if (probe as u64) < left => probe = (probe * 4).min(left as usize),
+                    Err(e) => return Err(self.decode_error(e)),
+                }
+            };
+            let packet_bytes = info.packet_bits / 8;
+            if packet_bytes > left {
+                return Err(self.data_error(
+                    0,
+                    format!(
+                        "truncated packet: its size is {packet_bytes} bytes but the file has {left} bytes left"
+                    ),
+                ));
+            }
+            if packet_bytes as usize != self.buf.len() {
+                self.fill(offset, packet_bytes as usize)?;
+            }
+            self.packet = info;
+            self.next_packet = offset + packet_bytes;
+            self.pos = body_start;
+            self.in_packet = true;
+            if let Some(d) = self.packet.events_discarded {
+                self.discarded = self.discarded.max(d);
+            }
+            if self.pos < self.packet.content_bits {
+                return Ok(true);
+            }
+            // An empty packet: go on to the next one.
+        }
+    }
+
+    /// Decodes the packet header and context at the start of `buf`. Returns the
+    /// packet's description and the bit where its events start.
+    fn read_packet_header(&mut self, offset: u64) -> Result<(PacketInfo, u64), DecodeError> {
+        let layout = Arc::clone(&self.layout);
+        let avail = self.buf.len() as u64 * 8;
+        let mut cur = Cursor::new(&self.buf, 0, avail);
+        let mut st = State {
+            slots: &self.slots,
+            event_id: None,
+            clock: self.clock,
+        };
+        let mut header = Capture::default();
+        if let Some(h) = &layout.packet_header {
+            decode::walk(h, None, &mut cur, &mut st, &mut header)?;
+        }
+        if let Some(magic) = header.get("magic") {
+            if magic != PACKET_MAGIC {
+                return Err(DecodeError {
+                    bit: 0,
+                    message: format!("bad packet magic {magic:#x} (expected {PACKET_MAGIC:#x})"),
+                });
+            }
+        }
+        let stream_id = header.get("stream_id").unwrap_or(layout.streams[0].id);
+        let Some(stream) = layout.streams.iter().position(|s| s.id == stream_id) else {
+            return Err(DecodeError {
+                bit: 0,
+                message: format!("packet of unknown stream id {stream_id}"),
+            });
+        };
+        let sc = &layout.streams[stream];
+        // Decode the header again with this stream's layout when later scopes
+        // refer to header fields (slots are per stream class).
+        if sc.slot_count > 0 {
+            cur.pos = 0;
+            if let Some(h) = &sc.packet_header {
+                decode::walk(h, None, &mut cur, &mut st, &mut Capture::default())?;
+            }
+        }
+        let mut ctx = Capture::default();
+        if let Some(c) = &sc.packet_context {
+            decode::walk(c, None, &mut cur, &mut st, &mut ctx)?;
+        }
+        let file_bits = (self.file_len - offset) * 8;
+        let packet_bits = ctx.get("packet_size").unwrap_or(file_bits);
+        let content_bits = ctx.get("content_size").unwrap_or(packet_bits);
+        if content_bits > packet_bits || packet_bits % 8 != 0 || content_bits < cur.pos {
+            return Err(DecodeError {
+                bit: 0,
+                message: format!(
+                    "corrupt packet context: content_size {content_bits} bits, packet_size {packet_bits} bits, header and context {} bits",
+                    cur.pos
+                ),
+            });
+        }
+        if packet_bits == 0 {
+            return Err(DecodeError {
+                bit: 0,
+                message: "packet of size 0".into(),
+            });
+        }
+        let ts_begin = ctx.get("timestamp_begin");
+        if let Some(t) = ts_begin {
+            self.clock = t;
+        }
+        Ok((
+            PacketInfo {
+                offset,
+                stream,
+                content_bits,
+                packet_bits,
+                cpu: ctx.get("cpu_id").map(|c| c as u32),
+                events_discarded: ctx.get("events_discarded"),
+                seq_num: ctx.get("packet_seq_num"),
+                ts_begin,
+            },
+            cur.pos,
+        ))
+    }
+
+    /// Moves to the next event; false at the end of the stream.
+    pub fn advance(&mut self) -> Result<bool, CtfError> {
+        if !self.in_packet || self.pos >= self.packet.content_bits {
+            self.in_packet = false;
+            if !self.next_packet()? {
+                self.current = None;
+                return Ok(false);
+            }
+        }
+        let start = self.pos;
+        let layout = Arc::clone(&self.layout);
+        let sc = &layout.streams[self.packet.stream];
+        let mut cur = Cursor::new(&self.buf, self.pos, self.packet.content_bits);
+        let mut st = State {
+            slots: &self.slots,
+            event_id: None,
+            clock: self.clock,
+        };
+        let r = (|| {
+            if let Some(h) = &sc.event_header {
+                decode::skip(h, &mut cur, &mut st)?;
+            }
+            if let Some(c) = &sc.event_context {
+                decode::skip(c, &mut cur, &mut st)?;
+            }
+            Ok::<_, DecodeError>(())
+        })();
+        if let Err(e) = r {
+            return Err(self.decode_error(e));
+        }
+        let class_id = match st.event_id {
+            Some(id) => id,
+            None if sc.events.len() == 1 => 0,
+            None => return Err(self.data_error(start, "event header without an id, and the stream has several event classes")),
+        };
+        let Some(class) = sc.event(class_id) else {
+            return Err(self.data_error(start, format!("unknown event id {class_id} in stream {}", sc.id)));
+        };
+        let event_context = cur.pos;
+        let r = (|| {
+            if let Some(c) = &class.context {
+                decode::skip(c, &mut cur, &mut st)?;
+            }
+            let payload = cur.pos;
+            if let Some(p) = &class.payload {
+                decode::skip(p, &mut cur, &mut st)?;
+            }
+            Ok::<_, DecodeError>(payload)
+        })();
+        let payload = match r {
+            Ok(p) => p,
+            Err(e) => return Err(self.decode_error(e)),
+        };
+        if cur.pos == start {
+            return Err(self.data_error(start, "event of size zero: the layout cannot advance"));
+        }
+        self.clock = st.clock;
+        self.pos = cur.pos;
+        let ns = match sc.clock {
+            Some(c) => layout.clocks[c].ns_from_origin(self.clock),
+            None => self.clock as i64,
+        };
+        self.current = Some(Current {
+            class: class_id,
+            cycles: self.clock,
+            ns,
+            event_context,
+            payload,
+        });
+        Ok(true)
+    }
+
+    /// Timestamp of the current event in ns from the clock's origin.
+    pub fn ts(&self) -> Option<i64> {
+        self.current.map(|c| c.ns)
+    }
+
+    pub fn event(&self) -> Option<EventRef<'_>> {
+        let c = self.current?;
+        let class = self.stream_class().event(c.class)?;
+        Some(EventRef {
+            stream: self,
+            class,
+            current: c,
+        })
+    }
+}
+
+/// The event a stream is on. Reading its name and time decodes nothing; its
+/// fields are decoded when asked for.
+pub struct EventRef<'s> {
+    stream: &'s StreamFile,
+    class: &'s EventClass,
+    current: Current,
+}
+
+impl<'s> EventRef<'s> {
+    pub fn name(&self) -> &'s str {
+        &self.class.name
+    }
+
+    pub fn ts(&self) -> i64 {
+        self.current.ns
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.current.cycles
+    }
+
+    pub fn cpu(&self) -> Option<u32> {
+        self.stream.packet.cpu
+    }
+
+    pub fn trace(&self) -> usize {
+        self.stream.trace
+    }
+
+    /// Identifies the event class within its trace (stream class, event id).
+    pub fn class_key(&self) -> (usize, u64) {
+        (self.stream.packet.stream, self.class.id)
+    }
+
+    pub fn payload_type(&self) -> Option<&'s FieldType> {
+        self.class.payload.as_ref()
+    }
+
+    /// Walks the payload into `sink` (the top-level structure included).
+    pub fn visit_payload<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
+        self.visit(self.class.payload.as_ref(), self.current.payload, sink)
+    }
+
+    /// Walks the event context (event-specific, not the stream's) into `sink`.
+    pub fn visit_context<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
+        self.visit(self.class.context.as_ref(), self.current.event_context, sink)
+    }
+
+    fn visit<S: Sink<'s>>(&self, ty: Option<&FieldType>, at: u64, sink: &mut S) -> Result<(), CtfError> {
+        let Some(ty) = ty else { return Ok(()) };
+        let s = self.stream;
+        let mut cur = Cursor::new(&s.buf, at, s.packet.content_bits);
+        let mut st = State {
+            slots: &s.slots,
+            event_id: None,
+            clock: s.clock,
+        };
+        decode::walk(ty, None, &mut cur, &mut st, sink).map_err(|e| s.decode_error(e))
+    }
+}

@@ -1,0 +1,101 @@
+//! A CTF trace on disk: a directory with a `metadata` file and data stream
+//! files; and finding every trace under a directory (an LTTng session holds a
+//! kernel trace and per-user traces side by side).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::error::CtfError;
+use super::layout::{self, Layout};
+use super::metadata;
+
+#[derive(Debug, Clone)]
+pub struct CtfTrace {
+    pub dir: PathBuf,
+    pub layout: Arc<Layout>,
+    /// Data stream files, sorted by name.
+    pub streams: Vec<PathBuf>,
+}
+
+impl CtfTrace {
+    pub fn open(dir: &Path) -> Result<CtfTrace, CtfError> {
+        let meta_path = dir.join("metadata");
+        let bytes = std::fs::read(&meta_path).map_err(|e| CtfError::io(&meta_path, e))?;
+        let text = metadata::metadata_text(&bytes).map_err(|e| CtfError::Data {
+            path: meta_path.clone(),
+            offset: e.offset,
+            message: e.message,
+        })?;
+        let decl = metadata::parse_text(&text).map_err(|e| CtfError::Metadata {
+            path: meta_path.clone(),
+            line: e.line,
+            message: e.message,
+        })?;
+        let layout = layout::build(&decl).map_err(|e| match e.line {
+            Some(line) => CtfError::Metadata {
+                path: meta_path.clone(),
+                line,
+                message: e.message,
+            },
+            None => CtfError::Trace {
+                path: meta_path.clone(),
+                message: e.message,
+            },
+        })?;
+        let mut streams = Vec::new();
+        let entries = std::fs::read_dir(dir).map_err(|e| CtfError::io(dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| CtfError::io(dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name == "metadata" || name.starts_with('.') {
+                continue;
+            }
+            let ft = entry.file_type().map_err(|e| CtfError::io(&entry.path(), e))?;
+            let len = entry.metadata().map_err(|e| CtfError::io(&entry.path(), e))?.len();
+            // Empty files are streams whose tracer wrote nothing (LTTng leaves them).
+            if ft.is_file() && len > 0 {
+                streams.push(entry.path());
+            }
+        }
+        streams.sort();
+        Ok(CtfTrace {
+            dir: dir.to_path_buf(),
+            layout: Arc::new(layout),
+            streams,
+        })
+    }
+
+    /// Environment value (`env` block) as text.
+    pub fn env(&self, key: &str) -> Option<String> {
+        self.layout.env.iter().find(|(k, _)| k == key).map(|(_, v)| match v {
+            metadata::ast::EnvValue::Int(i) => i.to_string(),
+            metadata::ast::EnvValue::Str(s) => s.clone(),
+        })
+    }
+}
+
+/// Every trace directory at or under `root` (a directory holding `metadata`).
+pub fn find_traces(root: &Path) -> Result<Vec<PathBuf>, CtfError> {
+    if root.join("metadata").is_file() {
+        return Ok(vec![root.to_path_buf()]);
+    }
+    if !root.is_dir() {
+        return Err(CtfError::Trace {
+            path: root.to_path_buf(),
+            message: "not a CTF trace directory (no `metadata` file) and not a directory".into(),
+        });
+    }
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| CtfError::io(root, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        out.extend(find_traces(&d)?.into_iter());
+    }
+    Ok(out)
+}

@@ -1,0 +1,6 @@
+//! sextant-engine: trace readers, the kernel model and the analyses.
+//!
+//! See ARCHITECTURE.md at the repository root for the layers and invariants.
+
+pub mod ctf;
+pub mod value;

@@ -1,0 +1,148 @@
+//! `sextant dump`: every event of a trace.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use sextant_engine::ctf::{CtfReader, EventRef, Warnings};
+use sextant_engine::value::{Scalar, Sink};
+
+use super::progress::Progress;
+use super::DumpFormat;
+use crate::jsonl::{write_str, JsonSink};
+
+pub fn run(trace: &Path, format: DumpFormat, no_payload: bool) -> anyhow::Result<()> {
+    let mut reader = CtfReader::open(trace)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut line = Vec::with_capacity(512);
+    let mut summary = Summary::default();
+    let progress = Progress::bytes(reader.progress().1, "reading");
+    let result = (|| -> anyhow::Result<()> {
+        while reader.advance()? {
+            let ev = reader.event().expect("advance returned true");
+            summary.events += 1;
+            if summary.events % 65536 == 0 {
+                progress.set(reader.progress().0);
+            }
+            line.clear();
+            match format {
+                DumpFormat::Jsonl => jsonl_line(&ev, no_payload, &mut line)?,
+                DumpFormat::Text => text_line(&ev, no_payload, &mut line)?,
+                DumpFormat::None => {
+                    summary.first.get_or_insert(ev.ts());
+                    summary.last = ev.ts();
+                    if !no_payload {
+                        ev.visit_payload(&mut summary.values)?;
+                    }
+                    continue;
+                }
+            }
+            line.push(b'\n');
+            out.write_all(&line)
+                .context("writing to standard output")?;
+        }
+        Ok(())
+    })();
+    progress.finish();
+    out.flush().context("writing to standard output")?;
+    drop(out);
+    report_warnings(&reader.warnings());
+    result?;
+    if format == DumpFormat::None {
+        println!(
+            "{} events, {} fields decoded (checksum {:#x}), from {} to {} ns",
+            summary.events,
+            summary.values.scalars,
+            summary.values.checksum,
+            summary.first.unwrap_or(0),
+            summary.last
+        );
+    }
+    Ok(())
+}
+
+fn jsonl_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
+    let _ = write!(line, "{{\"ts\":{},\"name\":", ev.ts());
+    write_str(line, ev.name().as_bytes());
+    match ev.cpu() {
+        Some(c) => {
+            let _ = write!(line, ",\"cpu\":{c},\"fields\":");
+        }
+        None => line.extend_from_slice(b",\"cpu\":null,\"fields\":"),
+    }
+    if no_payload || ev.payload_type().is_none() {
+        line.extend_from_slice(b"{}");
+    } else {
+        ev.visit_payload(&mut JsonSink::new(line))?;
+    }
+    line.push(b'}');
+    Ok(())
+}
+
+fn text_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
+    let ts = ev.ts();
+    let _ = write!(
+        line,
+        "[{}.{:09}] {}",
+        ts.div_euclid(1_000_000_000),
+        ts.rem_euclid(1_000_000_000),
+        ev.name()
+    );
+    if let Some(c) = ev.cpu() {
+        let _ = write!(line, " cpu={c}");
+    }
+    if !no_payload && ev.payload_type().is_some() {
+        line.extend_from_slice(b" ");
+        ev.visit_payload(&mut JsonSink::new(line))?;
+    }
+    Ok(())
+}
+
+fn report_warnings(w: &Warnings) {
+    if w.discarded_events > 0 {
+        eprintln!(
+            "sextant: warning: the tracer discarded {} events (ring buffer full)",
+            w.discarded_events
+        );
+    }
+    if let Some((path, ts)) = &w.first_backwards {
+        eprintln!(
+            "sextant: warning: time went backwards {} times across streams, first in {} at {} ns",
+            w.backwards_timestamps,
+            path.display(),
+            ts
+        );
+    }
+}
+
+#[derive(Default)]
+struct Summary {
+    events: u64,
+    first: Option<i64>,
+    last: i64,
+    values: Checksum,
+}
+
+/// Consumes every decoded value, so that `--format none` pays the full cost of
+/// decoding and the optimiser cannot drop it.
+#[derive(Default)]
+struct Checksum {
+    scalars: u64,
+    checksum: u64,
+}
+
+impl<'d> Sink<'d> for Checksum {
+    fn scalar(&mut self, _: Option<&str>, v: Scalar<'d>) {
+        self.scalars += 1;
+        let x = match v {
+            Scalar::Unsigned(u) => u,
+            Scalar::Signed(i) => i as u64,
+            Scalar::Float(f) => f.to_bits(),
+            Scalar::Str(s) => s.len() as u64,
+        };
+        self.checksum = self.checksum.rotate_left(5) ^ x;
+    }
+    fn open(&mut self, _: Option<&str>, _: bool) {}
+    fn close(&mut self, _: bool) {}
+}
