@@ -47,7 +47,10 @@ impl<'d> Cursor<'d> {
     fn align(&mut self, align: u32) -> Result<(), DecodeError> {
         let p = align_up(self.pos, align);
         if p > self.end {
-            return fail(self.pos, "alignment padding runs past the end of the packet content");
+            return fail(
+                self.pos,
+                "alignment padding runs past the end of the packet content",
+            );
         }
         self.pos = p;
         Ok(())
@@ -87,7 +90,9 @@ pub fn read_bits(data: &[u8], pos: u64, bits: u8, order: ByteOrder) -> u64 {
     if shift == 0 {
         match (bits, order) {
             (8, _) => return data[byte] as u64,
-            (16, ByteOrder::Little) => return u16::from_le_bytes([data[byte], data[byte + 1]]) as u64,
+            (16, ByteOrder::Little) => {
+                return u16::from_le_bytes([data[byte], data[byte + 1]]) as u64
+            }
             (16, ByteOrder::Big) => return u16::from_be_bytes([data[byte], data[byte + 1]]) as u64,
             (32, ByteOrder::Little) => {
                 return u32::from_le_bytes(data[byte..byte + 4].try_into().expect("4 bytes")) as u64
@@ -106,7 +111,11 @@ pub fn read_bits(data: &[u8], pos: u64, bits: u8, order: ByteOrder) -> u64 {
     }
     let n = (shift as usize + bits as usize).div_ceil(8);
     let mut buf = [0u8; 16];
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     match order {
         ByteOrder::Little => {
             buf[..n].copy_from_slice(&data[byte..byte + n]);
@@ -195,7 +204,10 @@ pub fn walk<'d, S: Sink<'d>>(
             let start = (cur.pos / 8) as usize;
             let end = (cur.end / 8) as usize;
             let Some(len) = memchr::memchr(0, &cur.data[start..end]) else {
-                return fail(cur.pos, "string without terminating null byte before the end of the packet content");
+                return fail(
+                    cur.pos,
+                    "string without terminating null byte before the end of the packet content",
+                );
             };
             sink.scalar(name, Scalar::Str(&cur.data[start..start + len]));
             cur.pos += (len as u64 + 1) * 8;
@@ -227,7 +239,10 @@ pub fn walk<'d, S: Sink<'d>>(
             // Even an empty element takes a bit; a length larger than what is
             // left is corrupt data, not a reason to loop for a long time.
             if n > cur.end - cur.pos && elem.fixed_bits != Some(0) {
-                return fail(cur.pos, format!("sequence length {n} exceeds what is left of the packet"));
+                return fail(
+                    cur.pos,
+                    format!("sequence length {n} exceeds what is left of the packet"),
+                );
             }
             list(elem, n, name, cur, st, sink)?;
         }
@@ -240,7 +255,9 @@ pub fn walk<'d, S: Sink<'d>>(
             // An unsigned 64-bit tag above i64::MAX was stored wrapped.
             let chosen = select
                 .iter()
-                .find(|(lo, hi, _)| (*lo..=*hi).contains(&v) || (*lo..=*hi).contains(&(v as u64 as i128)))
+                .find(|(lo, hi, _)| {
+                    (*lo..=*hi).contains(&v) || (*lo..=*hi).contains(&(v as u64 as i128))
+                })
                 .map(|(_, _, o)| *o);
             let Some(o) = chosen else {
                 return fail(cur.pos, format!("variant tag value {v} selects no option"));

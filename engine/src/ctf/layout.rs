@@ -92,6 +92,8 @@ pub struct Layout {
     /// Packet header compiled alone, to find the stream of a packet.
     pub packet_header: Option<FieldType>,
     pub streams: Vec<StreamClass>,
+    /// Oddities in the metadata that did not stop the reading.
+    pub warnings: Vec<String>,
 }
 
 impl Layout {
@@ -117,13 +119,29 @@ fn err<T>(line: Option<u32>, message: impl Into<String>) -> Result<T, LayoutErro
 
 pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
     let byte_order = meta.trace.byte_order.unwrap_or(ByteOrder::Little);
+    let mut warnings = Vec::new();
     let clocks: Vec<Clock> = meta
         .clocks
         .iter()
-        .map(|c| Clock {
-            name: c.name.clone(),
-            freq: c.freq,
-            offset_ns: c.offset_s * 1_000_000_000 + c.offset * 1_000_000_000 / c.freq as i128,
+        .map(|c| {
+            // Some producers put nanoseconds in `offset_s`; the product then
+            // leaves the 64-bit range of ns-from-origin. Trace Compass ignores
+            // such an offset and so do we, saying so.
+            let seconds_ns = c.offset_s * 1_000_000_000;
+            let seconds_ns = if i64::try_from(seconds_ns).is_ok() {
+                seconds_ns
+            } else {
+                warnings.push(format!(
+                    "clock `{}`: offset_s = {} s is beyond the 64-bit nanosecond range; ignored",
+                    c.name, c.offset_s
+                ));
+                0
+            };
+            Clock {
+                name: c.name.clone(),
+                freq: c.freq,
+                offset_ns: seconds_ns + c.offset * 1_000_000_000 / c.freq as i128,
+            }
         })
         .collect();
 
@@ -151,7 +169,10 @@ pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
     for e in &meta.events {
         if let Some(s) = e.stream_id {
             if !stream_decls.iter().any(|sd| sd.id.unwrap_or(0) == s) {
-                return err(Some(e.line), format!("event `{}` names unknown stream {s}", e.name));
+                return err(
+                    Some(e.line),
+                    format!("event `{}` names unknown stream {s}", e.name),
+                );
             }
         }
     }
@@ -163,6 +184,7 @@ pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
         clocks,
         packet_header,
         streams,
+        warnings,
     })
 }
 
@@ -242,7 +264,10 @@ fn compile_stream(
             classes.resize(idx + 1, None);
         }
         if classes[idx].is_some() {
-            return err(Some(e.line), format!("event id {id} declared twice in stream {sid}"));
+            return err(
+                Some(e.line),
+                format!("event id {id} declared twice in stream {sid}"),
+            );
         }
         let name = if e.name.is_empty() {
             format!("event{n}")
@@ -277,9 +302,10 @@ fn header_clock(t: Option<&TypeDecl>) -> Option<String> {
     match t? {
         TypeDecl::Int(i) => i.clock.clone(),
         TypeDecl::Enum { container, .. } => container.clock.clone(),
-        TypeDecl::Struct { fields, .. } | TypeDecl::Variant { options: fields, .. } => {
-            fields.iter().find_map(|(_, t)| header_clock(Some(t)))
-        }
+        TypeDecl::Struct { fields, .. }
+        | TypeDecl::Variant {
+            options: fields, ..
+        } => fields.iter().find_map(|(_, t)| header_clock(Some(t))),
         TypeDecl::Array { elem, .. } | TypeDecl::Sequence { elem, .. } => header_clock(Some(elem)),
         _ => None,
     }
@@ -366,10 +392,16 @@ impl<'a> Resolver<'a, '_> {
                 };
                 let (target, decl) = self.resolve(tag, &addr, frames)?;
                 let TypeDecl::Enum { mappings, .. } = decl else {
-                    return err(self.line, format!("variant tag `{}` is not an enum", tag.join(".")));
+                    return err(
+                        self.line,
+                        format!("variant tag `{}` is not an enum", tag.join(".")),
+                    );
                 };
                 let slot = self.slots.get_or_add(target)?;
-                let reference = Reference { slot, mappings: mappings.clone() };
+                let reference = Reference {
+                    slot,
+                    mappings: mappings.clone(),
+                };
                 self.slots.refs.insert(addr.clone(), reference);
                 for (i, (_, ot)) in options.iter().enumerate() {
                     let mut a = addr.clone();
@@ -380,7 +412,10 @@ impl<'a> Resolver<'a, '_> {
             TypeDecl::Sequence { elem, len } => {
                 let (target, _) = self.resolve(len, &addr, frames)?;
                 let slot = self.slots.get_or_add(target)?;
-                let reference = Reference { slot, mappings: Vec::new() };
+                let reference = Reference {
+                    slot,
+                    mappings: Vec::new(),
+                };
                 self.slots.refs.insert(addr.clone(), reference);
                 let mut a = addr;
                 a.push(ELEMENT);
@@ -404,7 +439,10 @@ impl<'a> Resolver<'a, '_> {
     ) -> Result<(Addr, &'a TypeDecl), LayoutError> {
         let not_found = || LayoutError {
             line: self.line,
-            message: format!("field reference `{}` does not name an earlier integer field", path.join(".")),
+            message: format!(
+                "field reference `{}` does not name an earlier integer field",
+                path.join(".")
+            ),
         };
         for (prefix, root) in ABSOLUTE {
             if path.len() > prefix.len() && path.iter().zip(prefix).all(|(a, b)| a == b) {
@@ -414,7 +452,10 @@ impl<'a> Resolver<'a, '_> {
         }
         // Relative: enclosing structures, innermost first, earlier members only.
         for f in frames.iter().rev() {
-            if let Some(i) = f.fields[..f.visible].iter().position(|(n, _)| *n == path[0]) {
+            if let Some(i) = f.fields[..f.visible]
+                .iter()
+                .position(|(n, _)| *n == path[0])
+            {
                 let mut a = f.addr.clone();
                 a.push(i as u32);
                 return descend(&f.fields[i].1, a, &path[1..]).ok_or_else(not_found);
@@ -543,7 +584,10 @@ impl Compiler<'_> {
                 for m in &mappings {
                     // Labels match option names, underscores stripped on both sides.
                     let label = m.label.strip_prefix('_').unwrap_or(&m.label);
-                    if let Some(o) = out.iter().position(|f| &*f.name == label || *f.name == m.label) {
+                    if let Some(o) = out
+                        .iter()
+                        .position(|f| &*f.name == label || *f.name == m.label)
+                    {
                         select.push((m.lo, m.hi, o));
                     }
                 }

@@ -21,6 +21,8 @@ pub struct Warnings {
     pub backwards_timestamps: u64,
     /// Where time first went backwards: the file and the event's time.
     pub first_backwards: Option<(PathBuf, i64)>,
+    /// Metadata oddities read past (e.g. an ignored clock offset), with the trace.
+    pub metadata: Vec<(PathBuf, String)>,
 }
 
 pub struct CtfReader {
@@ -43,7 +45,10 @@ impl CtfReader {
                 message: "no CTF trace here (no directory with a `metadata` file)".into(),
             });
         }
-        let traces = dirs.iter().map(|d| CtfTrace::open(d)).collect::<Result<Vec<_>, _>>()?;
+        let traces = dirs
+            .iter()
+            .map(|d| CtfTrace::open(d))
+            .collect::<Result<Vec<_>, _>>()?;
         CtfReader::from_traces(traces)
     }
 
@@ -73,6 +78,11 @@ impl CtfReader {
     pub fn warnings(&self) -> Warnings {
         let mut w = self.warnings.clone();
         w.discarded_events = self.streams.iter().map(|s| s.discarded).sum();
+        w.metadata = self
+            .traces
+            .iter()
+            .flat_map(|t| t.layout.warnings.iter().map(|m| (t.dir.clone(), m.clone())))
+            .collect();
         w
     }
 
@@ -125,7 +135,8 @@ impl CtfReader {
         if ts < self.last_ts {
             self.warnings.backwards_timestamps += 1;
             if self.warnings.first_backwards.is_none() {
-                self.warnings.first_backwards = Some((self.streams[stream].path().to_path_buf(), ts));
+                self.warnings.first_backwards =
+                    Some((self.streams[stream].path().to_path_buf(), ts));
             }
         }
         self.last_ts = ts;

@@ -92,7 +92,11 @@ impl<'d> Sink<'d> for Capture {
 
 impl Capture {
     fn get(&self, name: &str) -> Option<u64> {
-        self.fields.iter().rev().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.fields
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
 }
 
@@ -101,7 +105,12 @@ impl StreamFile {
         let io = |e| CtfError::io(path, e);
         let file = File::open(path).map_err(io)?;
         let file_len = file.metadata().map_err(io)?.len();
-        let slot_count = layout.streams.iter().map(|s| s.slot_count).max().unwrap_or(0);
+        let slot_count = layout
+            .streams
+            .iter()
+            .map(|s| s.slot_count)
+            .max()
+            .unwrap_or(0);
         Ok(StreamFile {
             path: path.to_path_buf(),
             file,
@@ -320,10 +329,18 @@ impl StreamFile {
         let class_id = match st.event_id {
             Some(id) => id,
             None if sc.events.len() == 1 => 0,
-            None => return Err(self.data_error(start, "event header without an id, and the stream has several event classes")),
+            None => {
+                return Err(self.data_error(
+                    start,
+                    "event header without an id, and the stream has several event classes",
+                ))
+            }
         };
         let Some(class) = sc.event(class_id) else {
-            return Err(self.data_error(start, format!("unknown event id {class_id} in stream {}", sc.id)));
+            return Err(self.data_error(
+                start,
+                format!("unknown event id {class_id} in stream {}", sc.id),
+            ));
         };
         let event_context = cur.pos;
         let r = (|| {
@@ -420,10 +437,19 @@ impl<'s> EventRef<'s> {
 
     /// Walks the event context (event-specific, not the stream's) into `sink`.
     pub fn visit_context<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
-        self.visit(self.class.context.as_ref(), self.current.event_context, sink)
+        self.visit(
+            self.class.context.as_ref(),
+            self.current.event_context,
+            sink,
+        )
     }
 
-    fn visit<S: Sink<'s>>(&self, ty: Option<&FieldType>, at: u64, sink: &mut S) -> Result<(), CtfError> {
+    fn visit<S: Sink<'s>>(
+        &self,
+        ty: Option<&FieldType>,
+        at: u64,
+        sink: &mut S,
+    ) -> Result<(), CtfError> {
         let Some(ty) = ty else { return Ok(()) };
         let s = self.stream;
         let mut cur = Cursor::new(&s.buf, at, s.packet.content_bits);

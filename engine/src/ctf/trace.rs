@@ -51,8 +51,13 @@ impl CtfTrace {
             if name == "metadata" || name.starts_with('.') {
                 continue;
             }
-            let ft = entry.file_type().map_err(|e| CtfError::io(&entry.path(), e))?;
-            let len = entry.metadata().map_err(|e| CtfError::io(&entry.path(), e))?.len();
+            let ft = entry
+                .file_type()
+                .map_err(|e| CtfError::io(&entry.path(), e))?;
+            let len = entry
+                .metadata()
+                .map_err(|e| CtfError::io(&entry.path(), e))?
+                .len();
             // Empty files are streams whose tracer wrote nothing (LTTng leaves them).
             if ft.is_file() && len > 0 {
                 streams.push(entry.path());
@@ -68,10 +73,14 @@ impl CtfTrace {
 
     /// Environment value (`env` block) as text.
     pub fn env(&self, key: &str) -> Option<String> {
-        self.layout.env.iter().find(|(k, _)| k == key).map(|(_, v)| match v {
-            metadata::ast::EnvValue::Int(i) => i.to_string(),
-            metadata::ast::EnvValue::Str(s) => s.clone(),
-        })
+        self.layout
+            .env
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| match v {
+                metadata::ast::EnvValue::Int(i) => i.to_string(),
+                metadata::ast::EnvValue::Str(s) => s.clone(),
+            })
     }
 }
 

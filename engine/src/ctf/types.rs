@@ -37,15 +37,26 @@ pub struct Field {
 #[derive(Debug, Clone)]
 pub enum Kind {
     Int(IntType),
-    Float { bits: u8, order: ByteOrder },
+    Float {
+        bits: u8,
+        order: ByteOrder,
+    },
     /// Null-terminated string.
     Str,
     Struct(Box<[Field]>),
-    Array { elem: Box<FieldType>, len: u64 },
-    Sequence { elem: Box<FieldType>, len: Slot },
+    Array {
+        elem: Box<FieldType>,
+        len: u64,
+    },
+    Sequence {
+        elem: Box<FieldType>,
+        len: Slot,
+    },
     /// Array or sequence of byte-sized text-encoded integers (`char comm[16]`):
     /// shown as a string, like babeltrace2 does.
-    Text { len: TextLen },
+    Text {
+        len: TextLen,
+    },
     Variant {
         tag: Slot,
         options: Box<[Field]>,
@@ -104,8 +115,12 @@ impl FieldType {
                 elem.has_effects,
             ),
             Kind::Sequence { elem, .. } => (elem.align, None, elem.has_effects),
-            Kind::Text { len: TextLen::Fixed(n) } => (8, Some(n * 8), false),
-            Kind::Text { len: TextLen::Slot(_) } => (8, None, false),
+            Kind::Text {
+                len: TextLen::Fixed(n),
+            } => (8, Some(n * 8), false),
+            Kind::Text {
+                len: TextLen::Slot(_),
+            } => (8, None, false),
             // A variant has no alignment of its own: the chosen option aligns itself.
             Kind::Variant { options, .. } => (1, None, options.iter().any(|o| o.ty.has_effects)),
         };

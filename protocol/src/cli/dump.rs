@@ -39,8 +39,7 @@ pub fn run(trace: &Path, format: DumpFormat, no_payload: bool) -> anyhow::Result
                 }
             }
             line.push(b'\n');
-            out.write_all(&line)
-                .context("writing to standard output")?;
+            out.write_all(&line).context("writing to standard output")?;
         }
         Ok(())
     })();
@@ -100,6 +99,9 @@ fn text_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow:
 }
 
 fn report_warnings(w: &Warnings) {
+    for (trace, m) in &w.metadata {
+        eprintln!("sextant: warning: {}: {m}", trace.display());
+    }
     if w.discarded_events > 0 {
         eprintln!(
             "sextant: warning: the tracer discarded {} events (ring buffer full)",

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "sextant", version, about = "Finds the late jobs of real-time tasks in kernel traces and explains them")]
+#[command(
+    name = "sextant",
+    version,
+    about = "Finds the late jobs of real-time tasks in kernel traces and explains them"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -42,9 +42,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
                 i += 2;
                 loop {
                     match bytes.get(i) {
-                        None => {
-                            return Err(MetadataError::at(start_line, "unterminated comment"))
-                        }
+                        None => return Err(MetadataError::at(start_line, "unterminated comment")),
                         Some(b'*') if bytes.get(i + 1) == Some(&b'/') => {
                             i += 2;
                             break;
@@ -68,9 +66,7 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
                 let mut s = Vec::new();
                 loop {
                     match bytes.get(i) {
-                        None => {
-                            return Err(MetadataError::at(start_line, "unterminated string"))
-                        }
+                        None => return Err(MetadataError::at(start_line, "unterminated string")),
                         Some(b'"') => {
                             i += 1;
                             break;
@@ -182,7 +178,8 @@ mod tests {
 
     #[test]
     fn literals_and_comments() {
-        let toks = tokenize("a := 0x1F; /* c\n */ b = -010; // x\n s = \"q\\\"\"; r = 2 ... 5;").unwrap();
+        let toks =
+            tokenize("a := 0x1F; /* c\n */ b = -010; // x\n s = \"q\\\"\"; r = 2 ... 5;").unwrap();
         let kinds: Vec<_> = toks.iter().map(|t| t.tok.clone()).collect();
         assert_eq!(kinds[2], Tok::Int(31));
         assert_eq!(kinds[7], Tok::Int(8));

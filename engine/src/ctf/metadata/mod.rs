@@ -46,7 +46,9 @@ pub struct PacketizedError {
 /// Returns the metadata text: the file itself when it is plain TSDL, or the
 /// concatenated payloads of its packets when it is packetized (LTTng writes it so).
 pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
-    let magic_le = bytes.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let magic_le = bytes
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     let order_le = match magic_le {
         Some(PACKET_MAGIC) => true,
         Some(m) if m.swap_bytes() == PACKET_MAGIC => false,
@@ -90,12 +92,14 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
                 "metadata packet sizes are inconsistent (content {content_bits} bits, packet {packet_bits} bits)"
             )));
         }
-        let content = bytes.get(off + PACKET_HEADER_BYTES..off + content_bits / 8).ok_or_else(|| {
-            err(format!(
-                "metadata packet content runs past the end of the file ({} bytes)",
-                bytes.len()
-            ))
-        })?;
+        let content = bytes
+            .get(off + PACKET_HEADER_BYTES..off + content_bits / 8)
+            .ok_or_else(|| {
+                err(format!(
+                    "metadata packet content runs past the end of the file ({} bytes)",
+                    bytes.len()
+                ))
+            })?;
         text.extend_from_slice(content);
         off += packet_bits / 8;
     }
@@ -123,7 +127,10 @@ mod tests {
     fn packetized_is_unwrapped() {
         let mut bytes = packet(b"trace { major = 1; ", 5);
         bytes.extend(packet(b"minor = 8; };", 0));
-        assert_eq!(metadata_text(&bytes).unwrap(), "trace { major = 1; minor = 8; };");
+        assert_eq!(
+            metadata_text(&bytes).unwrap(),
+            "trace { major = 1; minor = 8; };"
+        );
     }
 
     #[test]

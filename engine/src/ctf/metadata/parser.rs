@@ -276,19 +276,26 @@ impl Parser {
             "trace" => {
                 for (key, v, line) in entries {
                     match (key_str(&key).as_str(), v) {
-                        ("major", BlockValue::Value(v)) => self.meta.trace.major = Some(uint(&key, &v, line)?),
-                        ("minor", BlockValue::Value(v)) => self.meta.trace.minor = Some(uint(&key, &v, line)?),
+                        ("major", BlockValue::Value(v)) => {
+                            self.meta.trace.major = Some(uint(&key, &v, line)?)
+                        }
+                        ("minor", BlockValue::Value(v)) => {
+                            self.meta.trace.minor = Some(uint(&key, &v, line)?)
+                        }
                         ("uuid", BlockValue::Value(Value::Str(s))) => {
                             self.meta.trace.uuid = Some(parse_uuid(&s).ok_or_else(|| {
                                 MetadataError::at(line, format!("bad trace uuid \"{s}\""))
                             })?)
                         }
                         ("byte_order", BlockValue::Value(v)) => {
-                            self.meta.trace.byte_order = Some(byte_order(&v, line)?.ok_or_else(|| {
-                                MetadataError::at(line, "trace byte_order cannot be native")
-                            })?)
+                            self.meta.trace.byte_order =
+                                Some(byte_order(&v, line)?.ok_or_else(|| {
+                                    MetadataError::at(line, "trace byte_order cannot be native")
+                                })?)
                         }
-                        ("packet.header", BlockValue::Type(t)) => self.meta.trace.packet_header = Some(t),
+                        ("packet.header", BlockValue::Type(t)) => {
+                            self.meta.trace.packet_header = Some(t)
+                        }
                         (_, BlockValue::Value(_)) => {} // unknown attributes are ignored, as CTF allows
                         (_, BlockValue::Type(_)) => return bad(&key, line, "unknown type scope"),
                     }
@@ -363,7 +370,9 @@ impl Parser {
                         ("name", BlockValue::Value(Value::Str(s))) => e.name = s,
                         ("name", BlockValue::Value(Value::Path(p))) => e.name = p.join("."),
                         ("id", BlockValue::Value(v)) => e.id = Some(uint(&key, &v, line)?),
-                        ("stream_id", BlockValue::Value(v)) => e.stream_id = Some(uint(&key, &v, line)?),
+                        ("stream_id", BlockValue::Value(v)) => {
+                            e.stream_id = Some(uint(&key, &v, line)?)
+                        }
                         ("context", BlockValue::Type(t)) => e.context = Some(t),
                         ("fields", BlockValue::Type(t)) => e.fields = Some(t),
                         (_, BlockValue::Value(_)) => {}
@@ -505,7 +514,10 @@ impl Parser {
                             "octal" | "oct" | "o" => 8,
                             "binary" | "b" => 2,
                             other => {
-                                return Err(MetadataError::at(line, format!("unknown base `{other}`")))
+                                return Err(MetadataError::at(
+                                    line,
+                                    format!("unknown base `{other}`"),
+                                ))
                             }
                         },
                         Value::Str(_) => return Err(MetadataError::at(line, "bad base")),
@@ -517,7 +529,10 @@ impl Parser {
                         if p.len() == 3 && p[0] == "clock" && p[2] == "value" {
                             d.clock = Some(p[1].clone());
                         } else {
-                            return Err(MetadataError::at(line, format!("bad map `{}`", p.join("."))));
+                            return Err(MetadataError::at(
+                                line,
+                                format!("bad map `{}`", p.join(".")),
+                            ));
                         }
                     }
                 }
@@ -558,10 +573,10 @@ impl Parser {
                 .cloned()
                 .map_or_else(|| self.err(format!("unknown enum `{n}`")), Ok);
         } else {
-            self.aliases
-                .get("int")
-                .cloned()
-                .map_or_else(|| self.err("enum without container type and no `int` alias"), Ok)?
+            self.aliases.get("int").cloned().map_or_else(
+                || self.err("enum without container type and no `int` alias"),
+                Ok,
+            )?
         };
         let TypeDecl::Int(container) = container else {
             return self.err("enum container must be an integer");
@@ -585,13 +600,19 @@ impl Parser {
             };
             let (lo, hi) = if self.eat_punct("=") {
                 let lo = self.signed_int()?;
-                let hi = if self.eat_punct("...") { self.signed_int()? } else { lo };
+                let hi = if self.eat_punct("...") {
+                    self.signed_int()?
+                } else {
+                    lo
+                };
                 (lo, hi)
             } else {
                 (next, next)
             };
             if hi < lo {
-                return self.err(format!("enumerator `{label}` has an empty range {lo} ... {hi}"));
+                return self.err(format!(
+                    "enumerator `{label}` has an empty range {lo} ... {hi}"
+                ));
             }
             next = hi + 1;
             mappings.push(EnumMapping { label, lo, hi });
@@ -816,7 +837,10 @@ fn boolean(v: &Value, line: u32) -> Result<bool, MetadataError> {
         Value::Path(p) if p.len() == 1 => match p[0].to_ascii_lowercase().as_str() {
             "true" => Ok(true),
             "false" => Ok(false),
-            other => Err(MetadataError::at(line, format!("expected a boolean, found `{other}`"))),
+            other => Err(MetadataError::at(
+                line,
+                format!("expected a boolean, found `{other}`"),
+            )),
         },
         _ => Err(MetadataError::at(line, "expected a boolean")),
     }
@@ -828,7 +852,10 @@ fn byte_order(v: &Value, line: u32) -> Result<Option<ByteOrder>, MetadataError> 
             "le" => Ok(Some(ByteOrder::Little)),
             "be" | "network" => Ok(Some(ByteOrder::Big)),
             "native" => Ok(None),
-            other => Err(MetadataError::at(line, format!("unknown byte_order `{other}`"))),
+            other => Err(MetadataError::at(
+                line,
+                format!("unknown byte_order `{other}`"),
+            )),
         },
         _ => Err(MetadataError::at(line, "bad byte_order")),
     }
@@ -840,7 +867,10 @@ fn encoding(v: &Value, line: u32) -> Result<Encoding, MetadataError> {
             "none" => Ok(Encoding::None),
             "utf8" => Ok(Encoding::Utf8),
             "ascii" => Ok(Encoding::Ascii),
-            other => Err(MetadataError::at(line, format!("unknown encoding `{other}`"))),
+            other => Err(MetadataError::at(
+                line,
+                format!("unknown encoding `{other}`"),
+            )),
         },
         _ => Err(MetadataError::at(line, "bad encoding")),
     }
@@ -895,12 +925,16 @@ mod tests {
             panic!()
         };
         assert_eq!(*min_align, 8);
-        assert!(matches!(&fields[1].1, TypeDecl::Variant { tag: Some(t), .. } if t == &vec!["id".to_string()]));
+        assert!(
+            matches!(&fields[1].1, TypeDecl::Variant { tag: Some(t), .. } if t == &vec!["id".to_string()])
+        );
         let Some(TypeDecl::Struct { fields, .. }) = &m.events[0].fields else {
             panic!()
         };
         assert_eq!(fields[0].0, "len");
-        assert!(matches!(&fields[1].1, TypeDecl::Sequence { len, .. } if len == &vec!["len".to_string()]));
+        assert!(
+            matches!(&fields[1].1, TypeDecl::Sequence { len, .. } if len == &vec!["len".to_string()])
+        );
         let TypeDecl::Array { elem, len: 2 } = &fields[2].1 else {
             panic!()
         };
@@ -909,8 +943,11 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_line() {
-        let e = parse(tokenize("trace {\n major = 1;\n packet.header := struct { nosuch_t x; };\n};").unwrap())
-            .unwrap_err();
+        let e = parse(
+            tokenize("trace {\n major = 1;\n packet.header := struct { nosuch_t x; };\n};")
+                .unwrap(),
+        )
+        .unwrap_err();
         assert_eq!(e.line, 3);
         assert!(e.message.contains("nosuch_t"), "{}", e.message);
         let e = parse(tokenize("event {\n name = \"a\"\n id = 1; };").unwrap()).unwrap_err();
