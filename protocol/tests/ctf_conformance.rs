@@ -263,6 +263,9 @@ fn funky_trace_decodes_every_type() {
     );
 }
 
+/// Timestamp, name and top-level scalar fields as text, sorted by name.
+type FlatEvent = (i64, String, Vec<(String, String)>);
+
 /// babeltrace2's own field-by-field dump of the rotation trace, shipped with
 /// it: timestamps, names and top-level payload values.
 #[test]
@@ -278,7 +281,7 @@ fn tracefile_rotation_equals_shipped_expectation() {
     let mine = canonical(mine);
     let mut theirs = theirs;
     theirs.sort_by(|a, b| (a.0, &a.1, &a.2).cmp(&(b.0, &b.1, &b.2)));
-    let mut mine_flat: Vec<(i64, String, Vec<(String, String)>)> = mine
+    let mut mine_flat: Vec<FlatEvent> = mine
         .iter()
         .map(|e| {
             let fields = e["fields"]
@@ -312,7 +315,7 @@ fn tracefile_rotation_equals_shipped_expectation() {
 /// `Event `name` (Class ID k):`, then `    field: value` lines. Integers there
 /// carry thousands separators; compound fields are left out, as are their
 /// members.
-fn parse_details(text: &str) -> Vec<(i64, String, Vec<(String, String)>)> {
+fn parse_details(text: &str) -> Vec<FlatEvent> {
     let mut out = Vec::new();
     let mut ts = None;
     let mut lines = text.lines().peekable();

@@ -104,7 +104,7 @@ pub fn find_traces(root: &Path) -> Result<Vec<PathBuf>, CtfError> {
         .collect();
     dirs.sort();
     for d in dirs {
-        out.extend(find_traces(&d)?.into_iter());
+        out.extend(find_traces(&d)?);
     }
     Ok(out)
 }

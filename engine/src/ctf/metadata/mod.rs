@@ -83,8 +83,8 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
                 "compressed, encrypted or checksummed metadata packets are not supported".into(),
             ));
         }
-        if content_bits % 8 != 0
-            || packet_bits % 8 != 0
+        if !content_bits.is_multiple_of(8)
+            || !packet_bits.is_multiple_of(8)
             || content_bits / 8 < PACKET_HEADER_BYTES
             || packet_bits < content_bits
         {
