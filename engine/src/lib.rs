@@ -3,4 +3,5 @@
 //! See ARCHITECTURE.md at the repository root for the layers and invariants.
 
 pub mod ctf;
+pub mod event;
 pub mod value;

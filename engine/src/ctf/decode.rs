@@ -59,15 +59,20 @@ impl<'d> Cursor<'d> {
     #[inline]
     fn need(&self, bits: u64, what: &str) -> Result<(), DecodeError> {
         if self.end - self.pos < bits {
-            return fail(
-                self.pos,
-                format!(
-                    "{what} of {bits} bits runs past the end of the packet content ({} bits left)",
-                    self.end - self.pos
-                ),
-            );
+            return Err(self.past_end(bits, what));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn past_end(&self, bits: u64, what: &str) -> DecodeError {
+        DecodeError {
+            bit: self.pos,
+            message: format!(
+                "{what} of {bits} bits runs past the end of the packet content ({} bits left)",
+                self.end - self.pos
+            ),
+        }
     }
 
     /// Reads an unsigned integer of `bits` (1..=64) at the cursor.

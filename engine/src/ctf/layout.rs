@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::header::HeaderPlan;
 use super::metadata::ast::*;
 use super::types::*;
 
@@ -47,6 +48,8 @@ pub struct StreamClass {
     pub packet_header: Option<FieldType>,
     pub packet_context: Option<FieldType>,
     pub event_header: Option<FieldType>,
+    /// The event header as fixed offsets, when it has one of the usual shapes.
+    pub header_plan: Option<HeaderPlan>,
     pub event_context: Option<FieldType>,
     /// Event classes by id; ids are small and dense in practice.
     pub events: Vec<Option<EventClass>>,
@@ -73,7 +76,15 @@ impl Clock {
     /// Nanoseconds from the origin for a raw clock value. Saturates rather than
     /// wrapping: a clock offset beyond ±292 years is a metadata oddity, not a
     /// reason to invent times.
+    #[inline]
     pub fn ns_from_origin(&self, cycles: u64) -> i64 {
+        if self.freq == 1_000_000_000 {
+            if let (Ok(c), Ok(o)) = (i64::try_from(cycles), i64::try_from(self.offset_ns)) {
+                if let Some(ns) = c.checked_add(o) {
+                    return ns;
+                }
+            }
+        }
         let ns = if self.freq == 1_000_000_000 {
             cycles as i128
         } else {
@@ -289,6 +300,7 @@ fn compile_stream(
         id: sid,
         packet_header,
         packet_context,
+        header_plan: event_header.as_ref().and_then(HeaderPlan::new),
         event_header,
         event_context,
         events: classes,

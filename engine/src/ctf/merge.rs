@@ -147,3 +147,19 @@ impl CtfReader {
         self.streams[self.current?].event()
     }
 }
+
+impl crate::event::EventSource for CtfReader {
+    type Event<'s> = EventRef<'s>;
+
+    fn advance(&mut self) -> Result<bool, crate::event::ReadError> {
+        CtfReader::advance(self).map_err(crate::event::ReadError::new)
+    }
+
+    fn event(&self) -> Option<EventRef<'_>> {
+        CtfReader::event(self)
+    }
+
+    fn progress(&self) -> (u64, u64) {
+        CtfReader::progress(self)
+    }
+}

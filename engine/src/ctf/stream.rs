@@ -305,75 +305,84 @@ impl StreamFile {
                 return Ok(false);
             }
         }
+        match self.decode_event() {
+            Ok((current, next)) => {
+                self.clock = current.cycles;
+                self.pos = next;
+                self.current = Some(current);
+                Ok(true)
+            }
+            Err(e) => Err(self.decode_error(e)),
+        }
+    }
+
+    /// Decodes the event at `pos`: header, contexts skipped, payload located
+    /// and skipped. Returns the event and where the next one starts.
+    #[inline]
+    fn decode_event(&self) -> Result<(Current, u64), DecodeError> {
         let start = self.pos;
-        let layout = Arc::clone(&self.layout);
-        let sc = &layout.streams[self.packet.stream];
-        let mut cur = Cursor::new(&self.buf, self.pos, self.packet.content_bits);
+        let sc = &self.layout.streams[self.packet.stream];
+        let mut cur = Cursor::new(&self.buf, start, self.packet.content_bits);
         let mut st = State {
             slots: &self.slots,
             event_id: None,
             clock: self.clock,
         };
-        let r = (|| {
-            if let Some(h) = &sc.event_header {
-                decode::skip(h, &mut cur, &mut st)?;
+        match (&sc.header_plan, &sc.event_header) {
+            (Some(plan), _) => {
+                let h = plan.read(&mut cur, st.clock)?;
+                st.event_id = h.id;
+                st.clock = h.clock;
             }
-            if let Some(c) = &sc.event_context {
-                decode::skip(c, &mut cur, &mut st)?;
-            }
-            Ok::<_, DecodeError>(())
-        })();
-        if let Err(e) = r {
-            return Err(self.decode_error(e));
+            (None, Some(h)) => decode::skip(h, &mut cur, &mut st)?,
+            (None, None) => {}
+        }
+        if let Some(c) = &sc.event_context {
+            decode::skip(c, &mut cur, &mut st)?;
         }
         let class_id = match st.event_id {
             Some(id) => id,
             None if sc.events.len() == 1 => 0,
             None => {
-                return Err(self.data_error(
-                    start,
-                    "event header without an id, and the stream has several event classes",
-                ))
+                return Err(DecodeError {
+                    bit: start,
+                    message: "event header without an id, and the stream has several event classes"
+                        .into(),
+                })
             }
         };
         let Some(class) = sc.event(class_id) else {
-            return Err(self.data_error(
-                start,
-                format!("unknown event id {class_id} in stream {}", sc.id),
-            ));
+            return Err(DecodeError {
+                bit: start,
+                message: format!("unknown event id {class_id} in stream {}", sc.id),
+            });
         };
         let event_context = cur.pos;
-        let r = (|| {
-            if let Some(c) = &class.context {
-                decode::skip(c, &mut cur, &mut st)?;
-            }
-            let payload = cur.pos;
-            if let Some(p) = &class.payload {
-                decode::skip(p, &mut cur, &mut st)?;
-            }
-            Ok::<_, DecodeError>(payload)
-        })();
-        let payload = match r {
-            Ok(p) => p,
-            Err(e) => return Err(self.decode_error(e)),
-        };
-        if cur.pos == start {
-            return Err(self.data_error(start, "event of size zero: the layout cannot advance"));
+        if let Some(c) = &class.context {
+            decode::skip(c, &mut cur, &mut st)?;
         }
-        self.clock = st.clock;
-        self.pos = cur.pos;
+        let payload = cur.pos;
+        if let Some(p) = &class.payload {
+            decode::skip(p, &mut cur, &mut st)?;
+        }
+        if cur.pos == start {
+            return Err(DecodeError {
+                bit: start,
+                message: "event of size zero: the layout cannot advance".into(),
+            });
+        }
         let ns = match sc.clock {
-            Some(c) => layout.clocks[c].ns_from_origin(self.clock),
-            None => self.clock as i64,
+            Some(c) => self.layout.clocks[c].ns_from_origin(st.clock),
+            None => st.clock as i64,
         };
-        self.current = Some(Current {
+        let current = Current {
             class: class_id,
-            cycles: self.clock,
+            cycles: st.clock,
             ns,
             event_context,
             payload,
-        });
-        Ok(true)
+        };
+        Ok((current, cur.pos))
     }
 
     /// Timestamp of the current event in ns from the clock's origin.
@@ -421,11 +430,6 @@ impl<'s> EventRef<'s> {
         self.stream.trace
     }
 
-    /// Identifies the event class within its trace (stream class, event id).
-    pub fn class_key(&self) -> (usize, u64) {
-        (self.stream.packet.stream, self.class.id)
-    }
-
     pub fn payload_type(&self) -> Option<&'s FieldType> {
         self.class.payload.as_ref()
     }
@@ -459,5 +463,36 @@ impl<'s> EventRef<'s> {
             clock: s.clock,
         };
         decode::walk(ty, None, &mut cur, &mut st, sink).map_err(|e| s.decode_error(e))
+    }
+}
+
+impl<'s> crate::event::Event<'s> for EventRef<'s> {
+    fn name(&self) -> &'s str {
+        EventRef::name(self)
+    }
+
+    fn ts(&self) -> i64 {
+        EventRef::ts(self)
+    }
+
+    fn cpu(&self) -> Option<u32> {
+        EventRef::cpu(self)
+    }
+
+    fn class(&self) -> u64 {
+        // Trace, stream class and event id, each far below its field's width.
+        ((self.stream.trace as u64) << 44)
+            | ((self.stream.packet.stream as u64) << 24)
+            | self.class.id
+    }
+
+    fn visit_fields<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), crate::event::ReadError> {
+        if self.class.payload.is_none() {
+            sink.open(None, false);
+            sink.close(false);
+            return Ok(());
+        }
+        self.visit_payload(sink)
+            .map_err(crate::event::ReadError::new)
     }
 }

@@ -1,0 +1,188 @@
+//! Event headers read without walking their type.
+//!
+//! Every event starts with a header, so its cost is paid millions of times.
+//! Real headers have two shapes: a flat structure of integers (perf: `id`,
+//! `timestamp`) and LTTng's compact/large headers, an `id` whose escape value
+//! selects an extended structure with the real id and a full timestamp. Both
+//! become fixed bit offsets here; any other header falls back to the walk.
+
+use super::decode::{advance_clock, read_bits, Cursor, DecodeError};
+use super::types::{align_up, ByteOrder, FieldType, Kind, Role};
+
+/// An integer of the header at a fixed offset from the header's start.
+#[derive(Debug, Clone)]
+struct PlacedInt {
+    offset: u64,
+    bits: u8,
+    order: ByteOrder,
+    role: Role,
+}
+
+/// Integers at fixed offsets, and where the shape ends.
+#[derive(Debug, Clone)]
+struct Flat {
+    ints: Vec<PlacedInt>,
+    end: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct HeaderPlan {
+    align: u32,
+    prefix: Flat,
+    /// The LTTng variant: index of the tag in `prefix.ints`, and per tag range
+    /// the option's integers (offsets still from the header's start).
+    variant: Option<(usize, Vec<(i128, i128, Flat)>)>,
+}
+
+/// What a header says.
+#[derive(Debug, Clone, Copy)]
+pub struct Header {
+    pub id: Option<u64>,
+    pub clock: u64,
+}
+
+impl HeaderPlan {
+    /// A plan for `ty`, or `None` when it is not one of the fixed shapes.
+    pub fn new(ty: &FieldType) -> Option<HeaderPlan> {
+        let Kind::Struct(fields) = &ty.kind else {
+            return None;
+        };
+        let mut prefix = Flat {
+            ints: Vec::new(),
+            end: 0,
+        };
+        let mut variant = None;
+        for (i, f) in fields.iter().enumerate() {
+            match &f.ty.kind {
+                Kind::Variant {
+                    tag,
+                    options,
+                    select,
+                } if i + 1 == fields.len() => {
+                    // The tag must be an integer of the prefix, stored in `tag`.
+                    let tag_index = fields[..i].iter().position(|g| match &g.ty.kind {
+                        Kind::Int(int) => int.store == Some(*tag),
+                        _ => false,
+                    })?;
+                    let mut opts = Vec::new();
+                    for (lo, hi, o) in select.iter() {
+                        let mut flat = Flat {
+                            ints: Vec::new(),
+                            end: prefix.end,
+                        };
+                        place(&options[*o].ty, &mut flat, ty.align)?;
+                        opts.push((*lo, *hi, flat));
+                    }
+                    variant = Some((tag_index, opts));
+                }
+                _ => place(&f.ty, &mut prefix, ty.align)?,
+            }
+        }
+        // Only the tag may be stored for later fields; anything else needs the walk.
+        let stored = |f: &FieldType| matches!(&f.kind, Kind::Int(i) if i.store.is_some());
+        let stores = fields.iter().filter(|f| stored(&f.ty)).count();
+        if stores > usize::from(variant.is_some()) {
+            return None;
+        }
+        Some(HeaderPlan {
+            align: ty.align,
+            prefix,
+            variant,
+        })
+    }
+
+    /// Reads the header at the cursor and moves past it.
+    #[inline]
+    pub fn read(&self, cur: &mut Cursor<'_>, mut clock: u64) -> Result<Header, DecodeError> {
+        let start = align_up(cur.pos, self.align);
+        let mut id = None;
+        let flat = match &self.variant {
+            None => &self.prefix,
+            Some((tag, options)) => {
+                let t = &self.prefix.ints[*tag];
+                check(cur, start, t.offset + t.bits as u64)?;
+                let v = read_bits(cur.data, start + t.offset, t.bits, t.order) as i128;
+                match options.iter().find(|(lo, hi, _)| (*lo..=*hi).contains(&v)) {
+                    Some((_, _, f)) => {
+                        // The prefix's own id counts unless the option has one.
+                        self.apply(&self.prefix, cur, start, &mut id, &mut clock)?;
+                        f
+                    }
+                    None => {
+                        return Err(DecodeError {
+                            bit: start,
+                            message: format!("event header tag value {v} selects no option"),
+                        })
+                    }
+                }
+            }
+        };
+        self.apply(flat, cur, start, &mut id, &mut clock)?;
+        cur.pos = start + flat.end;
+        Ok(Header { id, clock })
+    }
+
+    #[inline]
+    fn apply(
+        &self,
+        flat: &Flat,
+        cur: &Cursor<'_>,
+        start: u64,
+        id: &mut Option<u64>,
+        clock: &mut u64,
+    ) -> Result<(), DecodeError> {
+        check(cur, start, flat.end)?;
+        for i in &flat.ints {
+            match i.role {
+                Role::Plain => {}
+                Role::EventId => *id = Some(read_bits(cur.data, start + i.offset, i.bits, i.order)),
+                Role::Clock => {
+                    let v = read_bits(cur.data, start + i.offset, i.bits, i.order);
+                    *clock = advance_clock(*clock, v, i.bits);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[inline]
+fn check(cur: &Cursor<'_>, start: u64, bits: u64) -> Result<(), DecodeError> {
+    if start + bits > cur.end {
+        return Err(DecodeError {
+            bit: cur.pos,
+            message: format!(
+                "event header of {bits} bits runs past the end of the packet content ({} bits left)",
+                cur.end.saturating_sub(cur.pos)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Appends the integers of `ty` (an integer, or a structure of them) at their
+/// offsets. Offsets are fixed only when no alignment exceeds the header's.
+fn place(ty: &FieldType, flat: &mut Flat, header_align: u32) -> Option<()> {
+    if ty.align > header_align {
+        return None;
+    }
+    flat.end = align_up(flat.end, ty.align);
+    match &ty.kind {
+        Kind::Int(i) => {
+            flat.ints.push(PlacedInt {
+                offset: flat.end,
+                bits: i.bits,
+                order: i.order,
+                role: i.role,
+            });
+            flat.end += i.bits as u64;
+        }
+        Kind::Struct(fields) => {
+            for f in fields.iter() {
+                place(&f.ty, flat, header_align)?;
+            }
+        }
+        _ => return None,
+    }
+    Some(())
+}

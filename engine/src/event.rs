@@ -1,0 +1,47 @@
+//! What every reader gives the layers below it: a time-ordered sequence of
+//! events, each with a name, a time, a CPU and fields decoded on demand.
+//!
+//! Names and field names are the tracer's own spellings; `kernel::layout` maps
+//! them onto the canonical vocabulary. A reader never interprets events.
+
+use crate::value::Sink;
+
+/// One event, borrowed from its reader until the reader advances.
+pub trait Event<'s> {
+    /// Event name as written in the trace (`sched_switch`, `sched:sched_switch`).
+    fn name(&self) -> &'s str;
+    /// Nanoseconds from the trace clock's origin.
+    fn ts(&self) -> i64;
+    fn cpu(&self) -> Option<u32>;
+    /// A number identifying the event's class within its reader, the same for
+    /// every event of that class: consumers cache per-class decisions (which
+    /// analysis wants it, where its fields are) under it.
+    fn class(&self) -> u64;
+    /// Walks the payload: one `open(None, false)`, its members, one `close`.
+    fn visit_fields<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), ReadError>;
+}
+
+/// A reader: a cursor over events in time order.
+pub trait EventSource {
+    type Event<'s>: Event<'s>
+    where
+        Self: 's;
+
+    /// Moves to the next event; false at the end.
+    fn advance(&mut self) -> Result<bool, ReadError>;
+    /// The current event, after `advance` returned true.
+    fn event(&self) -> Option<Self::Event<'_>>;
+    /// Bytes consumed and total, for progress reporting.
+    fn progress(&self) -> (u64, u64);
+}
+
+/// A reading error, already located (file and byte offset, or line).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct ReadError(Box<dyn std::error::Error + Send + Sync>);
+
+impl ReadError {
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        ReadError(Box::new(e))
+    }
+}
