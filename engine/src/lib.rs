@@ -2,6 +2,8 @@
 //!
 //! See ARCHITECTURE.md at the repository root for the layers and invariants.
 
+pub mod analysis;
 pub mod ctf;
 pub mod event;
+pub mod ftrace;
 pub mod value;

@@ -76,7 +76,7 @@ impl<'d> Cursor<'d> {
     }
 
     /// Reads an unsigned integer of `bits` (1..=64) at the cursor.
-    #[inline]
+    #[inline(always)]
     pub fn read_uint(&mut self, bits: u8, order: ByteOrder) -> Result<u64, DecodeError> {
         self.need(bits as u64, "integer")?;
         let v = read_bits(self.data, self.pos, bits, order);
@@ -88,39 +88,36 @@ impl<'d> Cursor<'d> {
 /// The bits `[pos, pos + bits)` of `data` as an unsigned integer. CTF numbers
 /// bits from the least significant bit of each byte in little-endian fields and
 /// from the most significant in big-endian ones. The caller checked the bounds.
-#[inline]
+#[inline(always)]
 pub fn read_bits(data: &[u8], pos: u64, bits: u8, order: ByteOrder) -> u64 {
     let byte = (pos >> 3) as usize;
     let shift = (pos & 7) as u32;
-    if shift == 0 {
-        match (bits, order) {
-            (8, _) => return data[byte] as u64,
-            (16, ByteOrder::Little) => {
-                return u16::from_le_bytes([data[byte], data[byte + 1]]) as u64
-            }
-            (16, ByteOrder::Big) => return u16::from_be_bytes([data[byte], data[byte + 1]]) as u64,
-            (32, ByteOrder::Little) => {
-                return u32::from_le_bytes(data[byte..byte + 4].try_into().expect("4 bytes")) as u64
-            }
-            (32, ByteOrder::Big) => {
-                return u32::from_be_bytes(data[byte..byte + 4].try_into().expect("4 bytes")) as u64
-            }
-            (64, ByteOrder::Little) => {
-                return u64::from_le_bytes(data[byte..byte + 8].try_into().expect("8 bytes"))
-            }
-            (64, ByteOrder::Big) => {
-                return u64::from_be_bytes(data[byte..byte + 8].try_into().expect("8 bytes"))
-            }
-            _ => {}
+    let mask = u64::MAX >> (64 - bits as u32);
+    // One unaligned 8-byte load covers every field that fits in it.
+    if shift + bits as u32 <= 64 {
+        if let Some(w) = data.get(byte..byte + 8) {
+            let w: [u8; 8] = w.try_into().expect("8 bytes");
+            return match order {
+                ByteOrder::Little => (u64::from_le_bytes(w) >> shift) & mask,
+                ByteOrder::Big => (u64::from_be_bytes(w) >> (64 - shift - bits as u32)) & mask,
+            };
         }
     }
+    read_bits_tail(data, byte, shift, bits, mask, order)
+}
+
+/// Fields near the end of the data, or spanning nine bytes.
+#[inline(never)]
+fn read_bits_tail(
+    data: &[u8],
+    byte: usize,
+    shift: u32,
+    bits: u8,
+    mask: u64,
+    order: ByteOrder,
+) -> u64 {
     let n = (shift as usize + bits as usize).div_ceil(8);
     let mut buf = [0u8; 16];
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
     match order {
         ByteOrder::Little => {
             buf[..n].copy_from_slice(&data[byte..byte + n]);
@@ -329,6 +326,10 @@ mod tests {
         assert_eq!(read_bits(&all, 3, 64, ByteOrder::Little), u64::MAX);
         assert_eq!(read_bits(&all, 5, 64, ByteOrder::Big), u64::MAX);
         assert_eq!(sign_extend(0b101, 3), -3);
+        // Near the end of the data the short path is taken: same results.
+        assert_eq!(read_bits(&d[..2], 4, 8, ByteOrder::Big), 0xC5);
+        assert_eq!(read_bits(&d[..2], 4, 8, ByteOrder::Little), 0x3A);
+        assert_eq!(read_bits(&d[..2], 0, 16, ByteOrder::Big), 0xAC53);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! become fixed bit offsets here; any other header falls back to the walk.
 
 use super::decode::{advance_clock, read_bits, Cursor, DecodeError};
-use super::types::{align_up, ByteOrder, FieldType, Kind, Role};
+use super::types::{align_up, ByteOrder, FieldType, Kind, Role, Slot};
 
 /// An integer of the header at a fixed offset from the header's start.
 #[derive(Debug, Clone)]
@@ -18,7 +18,7 @@ struct PlacedInt {
     role: Role,
 }
 
-/// Integers at fixed offsets, and where the shape ends.
+/// The integers that matter (id, clock) at fixed offsets, and where the shape ends.
 #[derive(Debug, Clone)]
 struct Flat {
     ints: Vec<PlacedInt>,
@@ -29,10 +29,13 @@ struct Flat {
 pub struct HeaderPlan {
     align: u32,
     prefix: Flat,
-    /// The LTTng variant: index of the tag in `prefix.ints`, and per tag range
-    /// the option's integers (offsets still from the header's start).
-    variant: Option<(usize, Vec<(i128, i128, Flat)>)>,
+    /// The LTTng variant: its tag, and per tag range the option's integers
+    /// (offsets still from the header's start).
+    variant: Option<(PlacedInt, Vec<TaggedOption>)>,
 }
+
+/// Inclusive tag range and the option it selects.
+type TaggedOption = (i128, i128, Flat);
 
 /// What a header says.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +54,8 @@ impl HeaderPlan {
             ints: Vec::new(),
             end: 0,
         };
+        // Integers stored for later fields, by slot: only a variant tag may be.
+        let mut stored = Vec::new();
         let mut variant = None;
         for (i, f) in fields.iter().enumerate() {
             match &f.ty.kind {
@@ -59,29 +64,27 @@ impl HeaderPlan {
                     options,
                     select,
                 } if i + 1 == fields.len() => {
-                    // The tag must be an integer of the prefix, stored in `tag`.
-                    let tag_index = fields[..i].iter().position(|g| match &g.ty.kind {
-                        Kind::Int(int) => int.store == Some(*tag),
-                        _ => false,
-                    })?;
+                    let t = stored.iter().position(|(slot, _)| slot == tag)?;
+                    let (_, tag_int) = stored.swap_remove(t);
                     let mut opts = Vec::new();
                     for (lo, hi, o) in select.iter() {
                         let mut flat = Flat {
                             ints: Vec::new(),
                             end: prefix.end,
                         };
-                        place(&options[*o].ty, &mut flat, ty.align)?;
+                        let mut inner = Vec::new();
+                        place(&options[*o].ty, &mut flat, ty.align, &mut inner)?;
+                        if !inner.is_empty() {
+                            return None;
+                        }
                         opts.push((*lo, *hi, flat));
                     }
-                    variant = Some((tag_index, opts));
+                    variant = Some((tag_int, opts));
                 }
-                _ => place(&f.ty, &mut prefix, ty.align)?,
+                _ => place(&f.ty, &mut prefix, ty.align, &mut stored)?,
             }
         }
-        // Only the tag may be stored for later fields; anything else needs the walk.
-        let stored = |f: &FieldType| matches!(&f.kind, Kind::Int(i) if i.store.is_some());
-        let stores = fields.iter().filter(|f| stored(&f.ty)).count();
-        if stores > usize::from(variant.is_some()) {
+        if !stored.is_empty() {
             return None;
         }
         Some(HeaderPlan {
@@ -98,8 +101,7 @@ impl HeaderPlan {
         let mut id = None;
         let flat = match &self.variant {
             None => &self.prefix,
-            Some((tag, options)) => {
-                let t = &self.prefix.ints[*tag];
+            Some((t, options)) => {
                 check(cur, start, t.offset + t.bits as u64)?;
                 let v = read_bits(cur.data, start + t.offset, t.bits, t.order) as i128;
                 match options.iter().find(|(lo, hi, _)| (*lo..=*hi).contains(&v)) {
@@ -161,25 +163,37 @@ fn check(cur: &Cursor<'_>, start: u64, bits: u64) -> Result<(), DecodeError> {
 }
 
 /// Appends the integers of `ty` (an integer, or a structure of them) at their
-/// offsets. Offsets are fixed only when no alignment exceeds the header's.
-fn place(ty: &FieldType, flat: &mut Flat, header_align: u32) -> Option<()> {
+/// offsets; those stored for later fields go to `stored` with their slot.
+/// Offsets are fixed only when no alignment exceeds the header's.
+fn place(
+    ty: &FieldType,
+    flat: &mut Flat,
+    header_align: u32,
+    stored: &mut Vec<(Slot, PlacedInt)>,
+) -> Option<()> {
     if ty.align > header_align {
         return None;
     }
     flat.end = align_up(flat.end, ty.align);
     match &ty.kind {
         Kind::Int(i) => {
-            flat.ints.push(PlacedInt {
+            let placed = PlacedInt {
                 offset: flat.end,
                 bits: i.bits,
                 order: i.order,
                 role: i.role,
-            });
+            };
+            if let Some(slot) = i.store {
+                stored.push((slot, placed.clone()));
+            }
+            if i.role != Role::Plain {
+                flat.ints.push(placed);
+            }
             flat.end += i.bits as u64;
         }
         Kind::Struct(fields) => {
             for f in fields.iter() {
-                place(&f.ty, flat, header_align)?;
+                place(&f.ty, flat, header_align, stored)?;
             }
         }
         _ => return None,

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::flat::FlatPayload;
 use super::header::HeaderPlan;
 use super::metadata::ast::*;
 use super::types::*;
@@ -40,6 +41,8 @@ pub struct EventClass {
     pub name: Box<str>,
     pub context: Option<FieldType>,
     pub payload: Option<FieldType>,
+    /// The payload as runs and strings, when moving past it needs no values.
+    pub payload_flat: Option<FlatPayload>,
 }
 
 #[derive(Debug, Clone)]
@@ -289,8 +292,12 @@ fn compile_stream(
             id,
             name: name.into(),
             context: compile_root(Root::EventContext, e.context.as_ref(), Some(e.line))?,
+            payload_flat: None,
             payload: compile_root(Root::EventFields, e.fields.as_ref(), Some(e.line))?,
         });
+        if let Some(c) = classes[idx].as_mut() {
+            c.payload_flat = c.payload.as_ref().and_then(FlatPayload::new);
+        }
     }
 
     let clock = header_clock(sd.event_header.as_ref())

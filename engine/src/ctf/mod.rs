@@ -7,6 +7,7 @@
 
 pub mod decode;
 mod error;
+mod flat;
 mod header;
 pub mod layout;
 mod merge;

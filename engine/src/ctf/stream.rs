@@ -52,6 +52,8 @@ pub struct StreamFile {
     layout: Arc<Layout>,
     trace: usize,
     buf: Vec<u8>,
+    /// Bytes of `buf` that hold the current packet.
+    len: usize,
     packet: PacketInfo,
     /// Next packet's offset in the file.
     next_packet: u64,
@@ -118,6 +120,7 @@ impl StreamFile {
             layout,
             trace,
             buf: Vec::new(),
+            len: 0,
             packet: PacketInfo::default(),
             next_packet: 0,
             pos: 0,
@@ -162,12 +165,20 @@ impl StreamFile {
         self.data_error(e.bit, e.message)
     }
 
-    /// Reads `len` bytes at `offset` into the packet buffer.
-    fn fill(&mut self, offset: u64, len: usize) -> Result<(), CtfError> {
-        self.buf.resize(len, 0);
+    /// Makes `buf[..len]` the `len` bytes of the file at `offset`, reusing the
+    /// `have` bytes already read from that offset. The buffer only grows, so
+    /// it is not cleared for every packet.
+    fn fill(&mut self, offset: u64, have: usize, len: usize) -> Result<(), CtfError> {
+        if self.buf.len() < len {
+            self.buf.resize(len, 0);
+        }
+        self.len = len;
+        if have >= len {
+            return Ok(());
+        }
         self.file
-            .seek(SeekFrom::Start(offset))
-            .and_then(|_| self.file.read_exact(&mut self.buf))
+            .seek(SeekFrom::Start(offset + have as u64))
+            .and_then(|_| self.file.read_exact(&mut self.buf[have..len]))
             .map_err(|e| CtfError::io(&self.path, e))
     }
 
@@ -180,8 +191,10 @@ impl StreamFile {
             }
             let left = self.file_len - offset;
             let mut probe = HEADER_PROBE.min(left as usize);
+            let mut have = 0;
             let (info, body_start) = loop {
-                self.fill(offset, probe)?;
+                self.fill(offset, have, probe)?;
+                have = probe;
                 self.packet.offset = offset;
                 match self.read_packet_header(offset) {
                     Ok(r) => break r,
@@ -199,9 +212,7 @@ impl StreamFile {
                     ),
                 ));
             }
-            if packet_bytes as usize != self.buf.len() {
-                self.fill(offset, packet_bytes as usize)?;
-            }
+            self.fill(offset, have, packet_bytes as usize)?;
             self.packet = info;
             self.next_packet = offset + packet_bytes;
             self.pos = body_start;
@@ -220,8 +231,8 @@ impl StreamFile {
     /// packet's description and the bit where its events start.
     fn read_packet_header(&mut self, offset: u64) -> Result<(PacketInfo, u64), DecodeError> {
         let layout = Arc::clone(&self.layout);
-        let avail = self.buf.len() as u64 * 8;
-        let mut cur = Cursor::new(&self.buf, 0, avail);
+        let avail = self.len as u64 * 8;
+        let mut cur = Cursor::new(&self.buf[..self.len], 0, avail);
         let mut st = State {
             slots: &self.slots,
             event_id: None,
@@ -322,7 +333,7 @@ impl StreamFile {
     fn decode_event(&self) -> Result<(Current, u64), DecodeError> {
         let start = self.pos;
         let sc = &self.layout.streams[self.packet.stream];
-        let mut cur = Cursor::new(&self.buf, start, self.packet.content_bits);
+        let mut cur = Cursor::new(&self.buf[..self.len], start, self.packet.content_bits);
         let mut st = State {
             slots: &self.slots,
             event_id: None,
@@ -362,8 +373,10 @@ impl StreamFile {
             decode::skip(c, &mut cur, &mut st)?;
         }
         let payload = cur.pos;
-        if let Some(p) = &class.payload {
-            decode::skip(p, &mut cur, &mut st)?;
+        match (&class.payload_flat, &class.payload) {
+            (Some(plan), _) => plan.skip(&mut cur)?,
+            (None, Some(p)) => decode::skip(p, &mut cur, &mut st)?,
+            (None, None) => {}
         }
         if cur.pos == start {
             return Err(DecodeError {
@@ -436,7 +449,16 @@ impl<'s> EventRef<'s> {
 
     /// Walks the payload into `sink` (the top-level structure included).
     pub fn visit_payload<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
-        self.visit(self.class.payload.as_ref(), self.current.payload, sink)
+        match (&self.class.payload_flat, &self.class.payload) {
+            (Some(flat), Some(ty)) if flat.decodable() => {
+                let s = self.stream;
+                let mut cur =
+                    Cursor::new(&s.buf[..s.len], self.current.payload, s.packet.content_bits);
+                flat.decode(ty, &mut cur, sink)
+                    .map_err(|e| s.decode_error(e))
+            }
+            _ => self.visit(self.class.payload.as_ref(), self.current.payload, sink),
+        }
     }
 
     /// Walks the event context (event-specific, not the stream's) into `sink`.
@@ -456,7 +478,7 @@ impl<'s> EventRef<'s> {
     ) -> Result<(), CtfError> {
         let Some(ty) = ty else { return Ok(()) };
         let s = self.stream;
-        let mut cur = Cursor::new(&s.buf, at, s.packet.content_bits);
+        let mut cur = Cursor::new(&s.buf[..s.len], at, s.packet.content_bits);
         let mut st = State {
             slots: &s.slots,
             event_id: None,

@@ -1,0 +1,4 @@
+//! Analyses that run in the single pass over a trace.
+
+pub mod model;
+pub mod stats;
