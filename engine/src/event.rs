@@ -13,6 +13,12 @@ pub trait Event<'s> {
     /// Nanoseconds from the trace clock's origin.
     fn ts(&self) -> i64;
     fn cpu(&self) -> Option<u32>;
+    /// The thread that emitted the event, when the tracer says so in the
+    /// event's framing (ftrace's `TASK-PID` prefix). Payload fields such as
+    /// perf's `perf_tid` are the kernel layout's business, not the reader's.
+    fn thread(&self) -> Option<i64> {
+        None
+    }
     /// A number identifying the event's class within its reader, the same for
     /// every event of that class: consumers cache per-class decisions (which
     /// analysis wants it, where its fields are) under it.
@@ -33,6 +39,9 @@ pub trait EventSource {
     fn event(&self) -> Option<Self::Event<'_>>;
     /// Bytes consumed and total, for progress reporting.
     fn progress(&self) -> (u64, u64);
+    /// What went wrong without stopping the read (lost events, time going
+    /// backwards, odd metadata), one sentence each; complete at the end.
+    fn warnings(&self) -> Vec<String>;
 }
 
 /// A reading error, already located (file and byte offset, or line).

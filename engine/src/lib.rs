@@ -6,4 +6,6 @@ pub mod analysis;
 pub mod ctf;
 pub mod event;
 pub mod ftrace;
+pub mod kernel;
+pub mod reader;
 pub mod value;

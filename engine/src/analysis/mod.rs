@@ -1,4 +1,5 @@
 //! Analyses that run in the single pass over a trace.
 
+pub mod executions;
 pub mod model;
 pub mod stats;

@@ -162,4 +162,28 @@ impl crate::event::EventSource for CtfReader {
     fn progress(&self) -> (u64, u64) {
         CtfReader::progress(self)
     }
+
+    fn warnings(&self) -> Vec<String> {
+        let w = CtfReader::warnings(self);
+        let mut out: Vec<String> = w
+            .metadata
+            .iter()
+            .map(|(trace, m)| format!("{}: {m}", trace.display()))
+            .collect();
+        if w.discarded_events > 0 {
+            out.push(format!(
+                "the tracer discarded {} events (ring buffer full)",
+                w.discarded_events
+            ));
+        }
+        if let Some((path, ts)) = &w.first_backwards {
+            out.push(format!(
+                "time went backwards {} times across streams, first in {} at {} ns",
+                w.backwards_timestamps,
+                path.display(),
+                ts
+            ));
+        }
+        out
+    }
 }

@@ -452,6 +452,10 @@ impl<'s> Event<'s> for FtraceEvent<'s> {
         self.class as u64
     }
 
+    fn thread(&self) -> Option<i64> {
+        Some(self.common_pid())
+    }
+
     fn visit_fields<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), ReadError> {
         FtraceEvent::visit_fields(self, sink)
     }
@@ -470,5 +474,29 @@ impl EventSource for FtraceReader {
 
     fn progress(&self) -> (u64, u64) {
         FtraceReader::progress(self)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let w = FtraceReader::warnings(self);
+        let mut out = Vec::new();
+        if w.discarded_events > 0 || w.lost_markers > 0 {
+            out.push(format!(
+                "the tracer lost {} events ({} lost-events markers)",
+                w.discarded_events, w.lost_markers
+            ));
+        }
+        if w.overwritten_events > 0 {
+            out.push(format!(
+                "{} events were overwritten in the ring buffer before the file was read",
+                w.overwritten_events
+            ));
+        }
+        if let Some((line, ts)) = w.first_backwards {
+            out.push(format!(
+                "time went backwards {} times beyond the reorder window, first at line {line} ({ts} ns)",
+                w.backwards_timestamps
+            ));
+        }
+        out
     }
 }

@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use sextant_engine::ctf::{CtfReader, EventRef, Warnings};
+use sextant_engine::event::{Event, EventSource};
+use sextant_engine::reader::{AnyReader, WithSource};
 use sextant_engine::value::{Scalar, Sink};
 
 use super::progress::Progress;
@@ -12,56 +13,70 @@ use super::DumpFormat;
 use crate::jsonl::{write_str, JsonSink};
 
 pub fn run(trace: &Path, format: DumpFormat, no_payload: bool) -> anyhow::Result<()> {
-    let mut reader = CtfReader::open(trace)?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut line = Vec::with_capacity(512);
-    let mut summary = Summary::default();
-    let progress = Progress::bytes(reader.progress().1, "reading");
-    let result = (|| -> anyhow::Result<()> {
-        while reader.advance()? {
-            let ev = reader.event().expect("advance returned true");
-            summary.events += 1;
-            if summary.events % 65536 == 0 {
-                progress.set(reader.progress().0);
-            }
-            line.clear();
-            match format {
-                DumpFormat::Jsonl => jsonl_line(&ev, no_payload, &mut line)?,
-                DumpFormat::Text => text_line(&ev, no_payload, &mut line)?,
-                DumpFormat::None => {
-                    summary.first.get_or_insert(ev.ts());
-                    summary.last = ev.ts();
-                    if !no_payload {
-                        ev.visit_payload(&mut summary.values)?;
-                    }
-                    continue;
-                }
-            }
-            line.push(b'\n');
-            out.write_all(&line).context("writing to standard output")?;
-        }
-        Ok(())
-    })();
-    progress.finish();
-    out.flush().context("writing to standard output")?;
-    drop(out);
-    report_warnings(&reader.warnings());
-    result?;
-    if format == DumpFormat::None {
-        println!(
-            "{} events, {} fields decoded (checksum {:#x}), from {} to {} ns",
-            summary.events,
-            summary.values.scalars,
-            summary.values.checksum,
-            summary.first.unwrap_or(0),
-            summary.last
-        );
-    }
-    Ok(())
+    AnyReader::open(trace)?.with(Dump { format, no_payload })
 }
 
-fn jsonl_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
+struct Dump {
+    format: DumpFormat,
+    no_payload: bool,
+}
+
+impl WithSource for Dump {
+    type Output = anyhow::Result<()>;
+
+    fn run<S: EventSource>(self, mut reader: S) -> anyhow::Result<()> {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let mut line = Vec::with_capacity(512);
+        let mut summary = Summary::default();
+        let progress = Progress::bytes(reader.progress().1, "reading");
+        let result = (|| -> anyhow::Result<()> {
+            while reader.advance()? {
+                let ev = reader.event().expect("advance returned true");
+                summary.events += 1;
+                if summary.events % 65536 == 0 {
+                    progress.set(reader.progress().0);
+                }
+                line.clear();
+                match self.format {
+                    DumpFormat::Jsonl => jsonl_line(&ev, self.no_payload, &mut line)?,
+                    DumpFormat::Text => text_line(&ev, self.no_payload, &mut line)?,
+                    DumpFormat::None => {
+                        summary.first.get_or_insert(ev.ts());
+                        summary.last = ev.ts();
+                        if !self.no_payload {
+                            ev.visit_fields(&mut summary.values)?;
+                        }
+                        continue;
+                    }
+                }
+                line.push(b'\n');
+                out.write_all(&line).context("writing to standard output")?;
+            }
+            Ok(())
+        })();
+        progress.finish();
+        out.flush().context("writing to standard output")?;
+        drop(out);
+        for w in reader.warnings() {
+            eprintln!("sextant: warning: {w}");
+        }
+        result?;
+        if self.format == DumpFormat::None {
+            println!(
+                "{} events, {} fields decoded (checksum {:#x}), from {} to {} ns",
+                summary.events,
+                summary.values.scalars,
+                summary.values.checksum,
+                summary.first.unwrap_or(0),
+                summary.last
+            );
+        }
+        Ok(())
+    }
+}
+
+fn jsonl_line<'s>(ev: &impl Event<'s>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
     let _ = write!(line, "{{\"ts\":{},\"name\":", ev.ts());
     write_str(line, ev.name().as_bytes());
     match ev.cpu() {
@@ -70,16 +85,16 @@ fn jsonl_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow
         }
         None => line.extend_from_slice(b",\"cpu\":null,\"fields\":"),
     }
-    if no_payload || ev.payload_type().is_none() {
+    if no_payload {
         line.extend_from_slice(b"{}");
     } else {
-        ev.visit_payload(&mut JsonSink::new(line))?;
+        ev.visit_fields(&mut JsonSink::new(line))?;
     }
     line.push(b'}');
     Ok(())
 }
 
-fn text_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
+fn text_line<'s>(ev: &impl Event<'s>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
     let ts = ev.ts();
     let _ = write!(
         line,
@@ -91,31 +106,14 @@ fn text_line(ev: &EventRef<'_>, no_payload: bool, line: &mut Vec<u8>) -> anyhow:
     if let Some(c) = ev.cpu() {
         let _ = write!(line, " cpu={c}");
     }
-    if !no_payload && ev.payload_type().is_some() {
+    if let Some(t) = ev.thread() {
+        let _ = write!(line, " tid={t}");
+    }
+    if !no_payload {
         line.extend_from_slice(b" ");
-        ev.visit_payload(&mut JsonSink::new(line))?;
+        ev.visit_fields(&mut JsonSink::new(line))?;
     }
     Ok(())
-}
-
-fn report_warnings(w: &Warnings) {
-    for (trace, m) in &w.metadata {
-        eprintln!("sextant: warning: {}: {m}", trace.display());
-    }
-    if w.discarded_events > 0 {
-        eprintln!(
-            "sextant: warning: the tracer discarded {} events (ring buffer full)",
-            w.discarded_events
-        );
-    }
-    if let Some((path, ts)) = &w.first_backwards {
-        eprintln!(
-            "sextant: warning: time went backwards {} times across streams, first in {} at {} ns",
-            w.backwards_timestamps,
-            path.display(),
-            ts
-        );
-    }
 }
 
 #[derive(Default)]

@@ -1,11 +1,13 @@
 //! Command-line surface (contract in DESIGN.md): one module per subcommand.
 
+mod analyze;
 mod dump;
 mod progress;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use sextant_engine::analysis::executions::SortKey;
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +32,42 @@ enum Command {
         #[arg(long)]
         no_payload: bool,
     },
+    /// Find every execution of a model (or preset) and measure it.
+    #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
+    Analyze {
+        /// Trace: CTF directory, or ftrace text file.
+        trace: PathBuf,
+        /// Execution model: a JSON file, or the JSON itself.
+        #[arg(long)]
+        model: Option<String>,
+        /// Ready-made model: whole-thread, running, blocking, periodic.
+        #[arg(long)]
+        preset: Option<String>,
+        /// With --preset: only these threads.
+        #[arg(long = "tid")]
+        tids: Vec<i64>,
+        /// With --preset: only threads whose name matches this regex.
+        #[arg(long)]
+        process: Option<String>,
+        /// Order: duration, running, preempted, blocked, waiting, start.
+        #[arg(long, default_value = "duration")]
+        sort: SortKey,
+        /// Only the first N (table: 20 by default).
+        #[arg(long)]
+        top: Option<usize>,
+        #[arg(long, value_enum)]
+        format: Option<AnalyzeFormat>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum AnalyzeFormat {
+    /// A ranked table with the statistics (the default on a terminal).
+    Table,
+    /// `{"executions":[...],"stats":{...},...}` (the default when piped).
+    Json,
+    /// One line per execution.
+    Csv,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -49,5 +87,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
             no_payload,
         } => dump::run(&trace, format, no_payload),
+        Command::Analyze {
+            trace,
+            model,
+            preset,
+            tids,
+            process,
+            sort,
+            top,
+            format,
+        } => analyze::run(analyze::Request {
+            trace,
+            model,
+            preset,
+            tids,
+            process,
+            sort,
+            top,
+            format,
+        }),
     }
 }

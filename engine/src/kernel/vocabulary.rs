@@ -1,0 +1,172 @@
+//! The one table that knows tracers' spellings (KERNEL.md): LTTng, perf
+//! (`perf data convert --to-ctf`) and ftrace text, mapped onto the canonical
+//! LTTng-style vocabulary. Nothing else in the engine tests a tracer's spelling.
+
+use std::borrow::Cow;
+
+/// Which tracer wrote an event class, as far as spelling goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracer {
+    Lttng,
+    Perf,
+    Ftrace,
+}
+
+/// Event kinds the kernel model interprets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    SchedSwitch,
+    SchedWaking,
+    SchedWakeup,
+    SchedWakeupNew,
+    SchedPiSetprio,
+    SchedProcessFork,
+    SchedProcessExec,
+    SchedProcessExit,
+    SchedProcessFree,
+    /// LTTng's initial list of processes.
+    StatedumpProcess,
+    Other,
+}
+
+impl Tracer {
+    /// Guesses the tracer from an event class: ftrace events name their thread
+    /// in the framing, perf names carry a `subsystem:` prefix and every payload
+    /// starts with `perf_ip`/`perf_tid`.
+    pub fn of_class(raw_name: &str, has_framing_thread: bool, fields: &[&str]) -> Tracer {
+        if has_framing_thread {
+            Tracer::Ftrace
+        } else if raw_name.contains(':') || fields.contains(&"perf_tid") {
+            Tracer::Perf
+        } else {
+            Tracer::Lttng
+        }
+    }
+}
+
+/// The canonical name of an event.
+pub fn canonical_event(raw: &str) -> Cow<'_, str> {
+    // perf: `sched:sched_switch`, `syscalls:sys_enter_futex`, `timer:hrtimer_start`.
+    let base = raw.rsplit_once(':').map_or(raw, |(_, b)| b);
+    if let Some(s) = base.strip_prefix("sys_enter_") {
+        return Cow::Owned(format!("syscall_entry_{s}"));
+    }
+    if let Some(s) = base.strip_prefix("sys_exit_") {
+        return Cow::Owned(format!("syscall_exit_{s}"));
+    }
+    if let Some(s) = base.strip_prefix("compat_syscall_") {
+        return Cow::Owned(format!("syscall_{s}"));
+    }
+    // LTTng before 2.7 spelt entries `sys_X` (and exits `exit_syscall`).
+    if let Some(s) = base.strip_prefix("sys_") {
+        return Cow::Owned(format!("syscall_entry_{s}"));
+    }
+    match base {
+        // Kernels >= 6.13 replaced hrtimer_init by hrtimer_setup.
+        "hrtimer_setup" => Cow::Borrowed("hrtimer_init"),
+        _ if base.len() == raw.len() => Cow::Borrowed(raw),
+        _ => Cow::Owned(base.to_string()),
+    }
+}
+
+pub fn kind_of(canonical: &str) -> Kind {
+    match canonical {
+        "sched_switch" => Kind::SchedSwitch,
+        "sched_waking" => Kind::SchedWaking,
+        "sched_wakeup" => Kind::SchedWakeup,
+        "sched_wakeup_new" => Kind::SchedWakeupNew,
+        "sched_pi_setprio" => Kind::SchedPiSetprio,
+        "sched_process_fork" => Kind::SchedProcessFork,
+        "sched_process_exec" => Kind::SchedProcessExec,
+        "sched_process_exit" => Kind::SchedProcessExit,
+        "sched_process_free" => Kind::SchedProcessFree,
+        "lttng_statedump_process_state" => Kind::StatedumpProcess,
+        _ => Kind::Other,
+    }
+}
+
+/// The canonical names of a class's payload fields, in order. perf and ftrace
+/// say `pid` where LTTng says `tid` (the kernel's pid *is* the thread id);
+/// LTTng's fork also has `parent_pid`, the process id, so a `…pid` is renamed
+/// only when the class has no `…tid` of the same prefix.
+pub fn canonical_fields(tracer: Tracer, kind: Kind, raw: &[&str]) -> Vec<Box<str>> {
+    raw.iter()
+        .map(|f| {
+            let renamed = match (tracer, kind) {
+                (Tracer::Lttng, _) | (_, Kind::Other) => None,
+                _ => f.strip_suffix("pid").map(|prefix| format!("{prefix}tid")),
+            };
+            match renamed {
+                Some(t) if !raw.contains(&t.as_str()) => t.into_boxed_str(),
+                _ => (*f).into(),
+            }
+        })
+        .collect()
+}
+
+/// Kernel-order priority (0..139, smaller is higher) from a traced value:
+/// LTTng reports `prio - 100` (MAX_RT_PRIO), perf and ftrace the kernel's.
+pub fn kernel_prio(tracer: Tracer, traced: i64) -> i32 {
+    let p = match tracer {
+        Tracer::Lttng => traced + 100,
+        Tracer::Perf | Tracer::Ftrace => traced,
+    };
+    p.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+}
+
+/// Whether a `prev_state` means "still runnable" (preempted rather than
+/// blocked): 0, or only the preemption marker above the state bits
+/// (TASK_REPORT_MAX / TASK_STATE_MAX), or ftrace's `R` / `R+`.
+pub fn runnable_from_int(state: i64) -> bool {
+    state & 0xff == 0
+}
+
+pub fn runnable_from_letters(state: &[u8]) -> bool {
+    matches!(state, b"R" | b"R+")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names() {
+        assert_eq!(canonical_event("sched:sched_switch"), "sched_switch");
+        assert_eq!(canonical_event("syscalls:sys_enter_futex"), "syscall_entry_futex");
+        assert_eq!(canonical_event("sys_exit_clock_nanosleep"), "syscall_exit_clock_nanosleep");
+        assert_eq!(canonical_event("syscall_exit_futex"), "syscall_exit_futex");
+        assert_eq!(canonical_event("compat_syscall_entry_read"), "syscall_entry_read");
+        assert_eq!(canonical_event("sys_open"), "syscall_entry_open");
+        assert_eq!(canonical_event("timer:hrtimer_setup"), "hrtimer_init");
+        assert_eq!(canonical_event("lttng_statedump_process_state"), "lttng_statedump_process_state");
+        assert_eq!(kind_of(&canonical_event("sched:sched_process_free")), Kind::SchedProcessFree);
+    }
+
+    #[test]
+    fn field_names() {
+        let perf = canonical_fields(Tracer::Perf, Kind::SchedSwitch, &["perf_tid", "prev_pid", "next_pid"]);
+        assert_eq!(&*perf[1], "prev_tid");
+        assert_eq!(&*perf[2], "next_tid");
+        // perf_tid stays: it is not the event's subject.
+        let fork = canonical_fields(Tracer::Lttng, Kind::SchedProcessFork, &["parent_tid", "parent_pid"]);
+        assert_eq!(&*fork[1], "parent_pid");
+        let ft = canonical_fields(Tracer::Ftrace, Kind::SchedProcessFork, &["parent_pid", "child_pid"]);
+        assert_eq!((&*ft[0], &*ft[1]), ("parent_tid", "child_tid"));
+        let other = canonical_fields(Tracer::Perf, Kind::Other, &["pid"]);
+        assert_eq!(&*other[0], "pid");
+    }
+
+    #[test]
+    fn priorities_and_states() {
+        assert_eq!(kernel_prio(Tracer::Lttng, 20), 120);
+        assert_eq!(kernel_prio(Tracer::Lttng, -81), 19);
+        assert_eq!(kernel_prio(Tracer::Perf, 19), 19);
+        assert!(runnable_from_int(0));
+        assert!(runnable_from_int(0x100)); // preempted, kernel >= 4.14
+        assert!(runnable_from_int(2048)); // preempted, Linux 4.4
+        assert!(!runnable_from_int(1));
+        assert!(!runnable_from_int(0x82));
+        assert!(runnable_from_letters(b"R+"));
+        assert!(!runnable_from_letters(b"S"));
+    }
+}

@@ -1,0 +1,266 @@
+//! `sextant analyze`: every execution of a model, ranked, with statistics.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use serde_json::json;
+use sextant_engine::analysis::executions::{Execution, ExecutionAnalysis, Executions, SortKey, Target};
+use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::analysis::stats::Stats;
+use sextant_engine::event::EventSource;
+use sextant_engine::kernel::model::KernelModel;
+use sextant_engine::kernel::pass::{self, PassSummary};
+use sextant_engine::reader::{AnyReader, WithSource};
+
+use super::progress::Progress;
+use super::AnalyzeFormat;
+
+pub struct Request {
+    pub trace: PathBuf,
+    pub model: Option<String>,
+    pub preset: Option<String>,
+    pub tids: Vec<i64>,
+    pub process: Option<String>,
+    pub sort: SortKey,
+    pub top: Option<usize>,
+    pub format: Option<AnalyzeFormat>,
+}
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    let target = target(&req)?;
+    let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
+        AnalyzeFormat::Table
+    } else {
+        AnalyzeFormat::Json
+    });
+    let (executions, summary, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    for w in &warnings {
+        eprintln!("sextant: warning: {w}");
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        AnalyzeFormat::Json => write_json(&mut out, &executions, &summary, &warnings, req.sort, req.top)?,
+        AnalyzeFormat::Csv => write_csv(&mut out, &executions, req.sort, req.top)?,
+        AnalyzeFormat::Table => write_table(&mut out, &executions, &summary, req.sort, req.top.or(Some(20)))?,
+    }
+    out.flush().context("writing to standard output")
+}
+
+/// The model (file or inline JSON) or preset asked for.
+fn target(req: &Request) -> anyhow::Result<Target> {
+    let filter = || -> anyhow::Result<ThreadFilter> {
+        let process = req
+            .process
+            .as_deref()
+            .map(regex::Regex::new)
+            .transpose()
+            .context("--process is not a valid regular expression")?;
+        Ok(ThreadFilter {
+            tids: (!req.tids.is_empty()).then(|| req.tids.iter().copied().collect()),
+            process,
+        })
+    };
+    match (&req.model, &req.preset) {
+        (Some(m), None) => {
+            if !req.tids.is_empty() || req.process.is_some() {
+                bail!("--tid and --process go with --preset; a model says its threads in `threads`");
+            }
+            let text = if m.trim_start().starts_with('{') {
+                m.clone()
+            } else {
+                std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
+            };
+            let model = parse_model(&text).map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
+            Ok(Target::Model(model))
+        }
+        (None, Some(p)) => {
+            let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+            let f = filter()?;
+            Ok(match preset.model(f.clone()) {
+                Some(model) => Target::Model(model),
+                None => Target::States(preset, f),
+            })
+        }
+        _ => bail!("give exactly one of --model FILE|JSON and --preset NAME"),
+    }
+}
+
+struct Analyze {
+    target: Target,
+}
+
+impl WithSource for Analyze {
+    type Output = anyhow::Result<(Executions, PassSummary, Vec<String>)>;
+
+    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
+        let mut model = KernelModel::default();
+        let mut analysis = ExecutionAnalysis::new(self.target);
+        let progress = Progress::bytes(source.progress().1, "analyzing");
+        let summary = pass::run(&mut source, &mut model, &mut [&mut analysis], |done, _| progress.set(done));
+        progress.finish();
+        let summary = summary?;
+        Ok((analysis.into_executions(), summary, source.warnings()))
+    }
+}
+
+fn chosen<'e>(executions: &'e Executions, sort: SortKey, top: Option<usize>) -> Vec<&'e Execution> {
+    let mut v = executions.sorted(sort);
+    if let Some(n) = top {
+        v.truncate(n);
+    }
+    v
+}
+
+fn write_json(
+    out: &mut impl Write,
+    executions: &Executions,
+    summary: &PassSummary,
+    warnings: &[String],
+    sort: SortKey,
+    top: Option<usize>,
+) -> anyhow::Result<()> {
+    let doc = json!({
+        "model": executions.name,
+        "executions": chosen(executions, sort, top),
+        "stats": executions.stats(),
+        "incomplete": executions.incomplete,
+        "deadline": executions.deadline,
+        "trace": {
+            "events": summary.events,
+            "decoded": summary.decoded,
+            "start": summary.first_ts,
+            "end": summary.last_ts,
+            "repairs": summary.repairs,
+            "warnings": warnings,
+        },
+    });
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_csv(out: &mut impl Write, executions: &Executions, sort: SortKey, top: Option<usize>) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "index,start,end,duration,running,preempted,blocked,waiting,tid,start_tid,end_tid,start_comm,end_comm,cpus,prio,deadline_miss"
+    )?;
+    for e in chosen(executions, sort, top) {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            e.index,
+            e.start,
+            e.end,
+            e.duration,
+            e.running,
+            e.preempted,
+            e.blocked,
+            e.waiting,
+            e.tid,
+            e.start_tid,
+            e.end_tid,
+            csv_field(&e.start_comm),
+            csv_field(&e.end_comm),
+            e.cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+            e.prio.map(|p| p.to_string()).unwrap_or_default(),
+            e.deadline_miss.map(|m| m.to_string()).unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn write_table(
+    out: &mut impl Write,
+    executions: &Executions,
+    summary: &PassSummary,
+    sort: SortKey,
+    top: Option<usize>,
+) -> anyhow::Result<()> {
+    let origin = summary.first_ts.unwrap_or(0);
+    writeln!(
+        out,
+        "{}: {} executions ({} incomplete) in {} events",
+        executions.name,
+        executions.executions.len(),
+        executions.incomplete,
+        summary.events
+    )?;
+    if let Some(s) = executions.stats() {
+        write_stats(out, &s)?;
+    }
+    let rows = chosen(executions, sort, top);
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5} {}",
+        "rank", "index", "start (s)", "duration", "running", "preempted", "blocked", "waiting", "tid", "comm", "cpus", "prio", ""
+    )?;
+    for (rank, e) in rows.iter().enumerate() {
+        let start = (e.start - origin) as f64 / 1e9;
+        writeln!(
+            out,
+            "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5} {}",
+            rank + 1,
+            e.index,
+            start,
+            human(e.duration),
+            human(e.running),
+            human(e.preempted),
+            human(e.blocked),
+            human(e.waiting),
+            e.tid,
+            e.end_comm,
+            e.cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+            e.prio.map(|p| p.to_string()).unwrap_or_default(),
+            if e.deadline_miss == Some(true) { "MISS" } else { "" }
+        )?;
+    }
+    if rows.len() < executions.executions.len() {
+        writeln!(out, "({} more; --top N or --format json for all)", executions.executions.len() - rows.len())?;
+    }
+    Ok(())
+}
+
+fn write_stats(out: &mut impl Write, s: &Stats) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "duration: min {}  mean {}  p50 {}  p90 {}  p99 {}  max {}  stddev {}",
+        human(s.min),
+        human(s.mean.round() as i64),
+        human(s.p50),
+        human(s.p90),
+        human(s.p99),
+        human(s.max),
+        human(s.stddev.round() as i64)
+    )?;
+    if let Some(m) = s.deadline_misses {
+        writeln!(out, "deadline misses: {m} of {}", s.count)?;
+    }
+    Ok(())
+}
+
+/// A duration for people: ns, µs, ms or s with three significant decimals.
+fn human(ns: i64) -> String {
+    let a = ns.unsigned_abs() as f64;
+    if a < 1e3 {
+        format!("{ns} ns")
+    } else if a < 1e6 {
+        format!("{:.3} us", ns as f64 / 1e3)
+    } else if a < 1e9 {
+        format!("{:.3} ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3} s", ns as f64 / 1e9)
+    }
+}
