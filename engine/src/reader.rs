@@ -11,7 +11,7 @@ use crate::ftrace::FtraceReader;
 /// A reader of any supported format.
 pub enum AnyReader {
     Ctf(CtfReader),
-    Ftrace(FtraceReader),
+    Ftrace(Box<FtraceReader>),
 }
 
 /// Work to do with a reader, whatever its concrete type.
@@ -30,18 +30,24 @@ pub struct UnknownFormat {
 impl AnyReader {
     pub fn open(path: &Path) -> Result<AnyReader, ReadError> {
         if path.is_dir() {
-            return Ok(AnyReader::Ctf(CtfReader::open(path).map_err(ReadError::new)?));
+            return Ok(AnyReader::Ctf(
+                CtfReader::open(path).map_err(ReadError::new)?,
+            ));
         }
         if path.file_name().is_some_and(|n| n == "metadata") {
             let dir = path.parent().unwrap_or(Path::new("."));
-            return Ok(AnyReader::Ctf(CtfReader::open(dir).map_err(ReadError::new)?));
+            return Ok(AnyReader::Ctf(
+                CtfReader::open(dir).map_err(ReadError::new)?,
+            ));
         }
         let mut head = [0u8; 4096];
         let n = std::fs::File::open(path)
             .and_then(|mut f| f.read(&mut head))
             .map_err(|e| ReadError::new(crate::ctf::CtfError::io(path, e)))?;
         if looks_like_ftrace(&head[..n]) {
-            return Ok(AnyReader::Ftrace(FtraceReader::open(path).map_err(ReadError::new)?));
+            return Ok(AnyReader::Ftrace(Box::new(
+                FtraceReader::open(path).map_err(ReadError::new)?,
+            )));
         }
         Err(ReadError::new(UnknownFormat {
             path: path.to_path_buf(),
@@ -52,7 +58,7 @@ impl AnyReader {
     pub fn with<W: WithSource>(self, work: W) -> W::Output {
         match self {
             AnyReader::Ctf(r) => work.run(r),
-            AnyReader::Ftrace(r) => work.run(r),
+            AnyReader::Ftrace(r) => work.run(*r),
         }
     }
 }

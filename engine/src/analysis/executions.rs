@@ -48,7 +48,7 @@ pub struct Execution {
 /// What an analysis looks for.
 #[derive(Debug, Clone)]
 pub enum Target {
-    Model(ExecutionModel),
+    Model(Box<ExecutionModel>),
     /// A state-based preset, for the threads the filter accepts.
     States(Preset, ThreadFilter),
 }
@@ -206,7 +206,9 @@ impl ExecutionAnalysis {
 /// Starts measuring an execution on `tid` at `ts`.
 fn start_active(ts: i64, start_tid: i64, tid: i64, model: &KernelModel) -> Active {
     let t = model.thread(tid);
-    let running_on = t.filter(|t| t.state == ThreadState::Running).and_then(|t| t.cpu);
+    let running_on = t
+        .filter(|t| t.state == ThreadState::Running)
+        .and_then(|t| t.cpu);
     Active {
         step: 1,
         start: ts,
@@ -221,7 +223,17 @@ fn start_active(ts: i64, start_tid: i64, tid: i64, model: &KernelModel) -> Activ
     }
 }
 
-fn finish_active(a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> Execution {
+fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> Execution {
+    // A thread born during the execution that ends it (a worker) is what the
+    // execution was about: measure it, whole, rather than the starting one.
+    if let Some(t) = model
+        .thread(end_tid)
+        .filter(|t| end_tid != a.tid && t.first_seen >= a.start)
+    {
+        a.tid = end_tid;
+        a.snapshot = Totals::default();
+        a.prio = t.prio_at(t.first_seen);
+    }
     let times = model
         .thread(a.tid)
         .map(|t| t.totals_at(ts).since(a.snapshot))
@@ -264,7 +276,9 @@ fn pick(
         if names[k] != ev.name {
             continue;
         }
-        let Some(tid) = route(p, ev, thread) else { continue };
+        let Some(tid) = route(p, ev, thread) else {
+            continue;
+        };
         if threads.is_some_and(|f| !f.matches(tid, &comm(model, tid))) || !accepts(p, ev, tid) {
             continue;
         }
@@ -293,9 +307,15 @@ impl Machines {
         events: &[EventPattern],
     ) {
         let n = events.len();
-        let picked = pick(events, &self.names[..n], ev, thread, model, Some(threads), |tid| {
-            self.active.get(&Some(tid)).map(|a| a.step)
-        });
+        let picked = pick(
+            events,
+            &self.names[..n],
+            ev,
+            thread,
+            model,
+            Some(threads),
+            |tid| self.active.get(&Some(tid)).map(|a| a.step),
+        );
         let Some((tid, k)) = picked else { return };
         if k == 0 {
             if let Some(prev) = self.active.remove(&Some(tid)) {
@@ -307,10 +327,14 @@ impl Machines {
                 }
             }
             if self.room() {
-                self.active.insert(Some(tid), start_active(ev.ts, tid, tid, model));
+                self.active
+                    .insert(Some(tid), start_active(ev.ts, tid, tid, model));
             }
         } else if k + 1 == n {
-            let a = self.active.remove(&Some(tid)).expect("a step above 0 means active");
+            let a = self
+                .active
+                .remove(&Some(tid))
+                .expect("a step above 0 means active");
             self.done.push(finish_active(a, ev.ts, tid, model));
         } else if let Some(a) = self.active.get_mut(&Some(tid)) {
             a.step = k + 1;
@@ -318,7 +342,13 @@ impl Machines {
     }
 
     /// Second-level executions, inside first-level ones on the same thread.
-    fn nested(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel, nm: &NestedModel) {
+    fn nested(
+        &mut self,
+        ev: &KEvent<'_>,
+        thread: Option<i64>,
+        model: &KernelModel,
+        nm: &NestedModel,
+    ) {
         let n = nm.events.len();
         let names = &self.names[self.names.len() - n..];
         let active = &self.active;
@@ -327,7 +357,9 @@ impl Machines {
             Some(parent.nested_active.as_ref().map_or(0, |a| a.step))
         });
         let Some((tid, k)) = picked else { return };
-        let Some(parent) = self.active.get_mut(&Some(tid)) else { return };
+        let Some(parent) = self.active.get_mut(&Some(tid)) else {
+            return;
+        };
         if k == 0 {
             let started = Box::new(start_active(ev.ts, tid, tid, model));
             if let Some(prev) = parent.nested_active.replace(started) {
@@ -366,21 +398,28 @@ impl Machines {
                     if let Some(a) = self.active.remove(&key(tid)) {
                         self.done.push(finish_active(a, ev.ts, ethread, model));
                         if chained && self.room() {
-                            self.active.insert(key(tid), start_active(ev.ts, ethread, tid, model));
+                            self.active
+                                .insert(key(tid), start_active(ev.ts, ethread, tid, model));
                         }
                         return;
                     }
                     if chained && !keyed && self.done.is_empty() {
                         // The first end of a chain starts it.
-                        self.active.insert(None, start_active(ev.ts, ethread, tid, model));
+                        self.active
+                            .insert(None, start_active(ev.ts, ethread, tid, model));
                         return;
                     }
                 }
             }
         }
         if self.names[0] == ev.name {
-            let Some(tid) = route(start, ev, thread) else { return };
-            if !start_threads.matches(tid, &comm(model, tid)) || !accepts(start, ev, tid) || !self.room() {
+            let Some(tid) = route(start, ev, thread) else {
+                return;
+            };
+            if !start_threads.matches(tid, &comm(model, tid))
+                || !accepts(start, ev, tid)
+                || !self.room()
+            {
                 return;
             }
             let started = start_active(ev.ts, ethread, tid, model);
@@ -399,7 +438,9 @@ impl Machines {
             if !measured || tr.ts == tr.from_since {
                 continue;
             }
-            let Some(t) = model.thread(tr.tid) else { continue };
+            let Some(t) = model.thread(tr.tid) else {
+                continue;
+            };
             if !filter.matches(tr.tid, &t.comm) {
                 continue;
             }
@@ -468,7 +509,10 @@ fn cpu_bit(cpu: u32) -> u64 {
 }
 
 fn comm(model: &KernelModel, tid: i64) -> String {
-    model.thread(tid).map(|t| t.comm.clone()).unwrap_or_default()
+    model
+        .thread(tid)
+        .map(|t| t.comm.clone())
+        .unwrap_or_default()
 }
 
 /// The thread an event counts for: the `$tid` field's value, else its own.
@@ -510,7 +554,11 @@ impl Analysis for ExecutionAnalysis {
         }
         match &self.target {
             Target::Model(model_def) => {
-                if model_def.time_range.as_ref().is_some_and(|r| !r.contains(ev.ts)) {
+                if model_def
+                    .time_range
+                    .as_ref()
+                    .is_some_and(|r| !r.contains(ev.ts))
+                {
                     return;
                 }
                 match &model_def.mode {
@@ -530,7 +578,16 @@ impl Analysis for ExecutionAnalysis {
                         start_threads,
                         end_threads,
                         chained,
-                    } => m.different_tids(ev, thread, model, start, end, start_threads, end_threads, *chained),
+                    } => m.different_tids(
+                        ev,
+                        thread,
+                        model,
+                        start,
+                        end,
+                        start_threads,
+                        end_threads,
+                        *chained,
+                    ),
                 }
             }
             Target::States(p, f) => m.states(*p, f, model),
@@ -539,7 +596,10 @@ impl Analysis for ExecutionAnalysis {
 
     fn finish(&mut self, model: &KernelModel, end: i64) {
         if let Target::States(Preset::WholeThread, f) = &self.target {
-            let mut alive: Vec<_> = model.threads().filter(|t| f.matches(t.tid, &t.comm)).collect();
+            let mut alive: Vec<_> = model
+                .threads()
+                .filter(|t| f.matches(t.tid, &t.comm))
+                .collect();
             alive.sort_by_key(|t| t.tid);
             for t in alive {
                 self.machines.done.push(whole(t, end));

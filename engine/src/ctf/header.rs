@@ -15,13 +15,13 @@ struct PlacedInt {
     offset: u64,
     bits: u8,
     order: ByteOrder,
-    role: Role,
 }
 
 /// The integers that matter (id, clock) at fixed offsets, and where the shape ends.
 #[derive(Debug, Clone)]
 struct Flat {
-    ints: Vec<PlacedInt>,
+    id: Option<PlacedInt>,
+    clock: Option<PlacedInt>,
     end: u64,
 }
 
@@ -51,7 +51,8 @@ impl HeaderPlan {
             return None;
         };
         let mut prefix = Flat {
-            ints: Vec::new(),
+            id: None,
+            clock: None,
             end: 0,
         };
         // Integers stored for later fields, by slot: only a variant tag may be.
@@ -69,7 +70,8 @@ impl HeaderPlan {
                     let mut opts = Vec::new();
                     for (lo, hi, o) in select.iter() {
                         let mut flat = Flat {
-                            ints: Vec::new(),
+                            id: None,
+                            clock: None,
                             end: prefix.end,
                         };
                         let mut inner = Vec::new();
@@ -95,7 +97,7 @@ impl HeaderPlan {
     }
 
     /// Reads the header at the cursor and moves past it.
-    #[inline]
+    #[inline(always)]
     pub fn read(&self, cur: &mut Cursor<'_>, mut clock: u64) -> Result<Header, DecodeError> {
         let start = align_up(cur.pos, self.align);
         let mut id = None;
@@ -124,7 +126,7 @@ impl HeaderPlan {
         Ok(Header { id, clock })
     }
 
-    #[inline]
+    #[inline(always)]
     fn apply(
         &self,
         flat: &Flat,
@@ -134,15 +136,12 @@ impl HeaderPlan {
         clock: &mut u64,
     ) -> Result<(), DecodeError> {
         check(cur, start, flat.end)?;
-        for i in &flat.ints {
-            match i.role {
-                Role::Plain => {}
-                Role::EventId => *id = Some(read_bits(cur.data, start + i.offset, i.bits, i.order)),
-                Role::Clock => {
-                    let v = read_bits(cur.data, start + i.offset, i.bits, i.order);
-                    *clock = advance_clock(*clock, v, i.bits);
-                }
-            }
+        if let Some(i) = &flat.id {
+            *id = Some(read_bits(cur.data, start + i.offset, i.bits, i.order));
+        }
+        if let Some(c) = &flat.clock {
+            let v = read_bits(cur.data, start + c.offset, c.bits, c.order);
+            *clock = advance_clock(*clock, v, c.bits);
         }
         Ok(())
     }
@@ -181,13 +180,17 @@ fn place(
                 offset: flat.end,
                 bits: i.bits,
                 order: i.order,
-                role: i.role,
             };
             if let Some(slot) = i.store {
                 stored.push((slot, placed.clone()));
             }
-            if i.role != Role::Plain {
-                flat.ints.push(placed);
+            // Later integers of a role replace earlier ones, as in the walk;
+            // a second clock sample in one header would not, so refuse it.
+            match i.role {
+                Role::Plain => {}
+                Role::EventId => flat.id = Some(placed),
+                Role::Clock if flat.clock.is_some() => return None,
+                Role::Clock => flat.clock = Some(placed),
             }
             flat.end += i.bits as u64;
         }

@@ -1,12 +1,18 @@
-//! One data stream file: its packets, read one at a time into a reused buffer
-//! (memory stays bounded by the largest packet, whatever the file size), and
-//! the events in them, whose payloads are skipped until someone asks.
+//! One data stream file: its packets and the events in them, whose payloads
+//! are skipped until someone asks.
+//!
+//! The file is memory-mapped: decoding reads the page cache directly, with no
+//! copy. Pages of a finished packet are handed back (`MADV_DONTNEED`), so the
+//! resident memory stays bounded by one packet per stream, whatever the file
+//! size.
 
 use std::cell::Cell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use memmap2::{Advice, Mmap, UncheckedAdvice};
 
 use crate::value::{Scalar, Sink};
 
@@ -16,8 +22,6 @@ use super::layout::{EventClass, Layout, StreamClass};
 use super::types::FieldType;
 
 const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
-/// First read of a packet, enough for any real header and context.
-const HEADER_PROBE: usize = 4096;
 
 /// What the packet header and context say about a packet.
 #[derive(Debug, Clone, Default)]
@@ -47,17 +51,17 @@ struct Current {
 
 pub struct StreamFile {
     path: PathBuf,
-    file: File,
     file_len: u64,
     layout: Arc<Layout>,
     trace: usize,
-    buf: Vec<u8>,
-    /// Bytes of `buf` that hold the current packet.
-    len: usize,
+    /// The whole file (`None` when empty).
+    map: Option<Mmap>,
+    /// Bytes of `map` that hold the current packet.
+    data: Range<usize>,
     packet: PacketInfo,
     /// Next packet's offset in the file.
     next_packet: u64,
-    /// Bit position of the next event in `buf`.
+    /// Bit position of the next event in the packet.
     pos: u64,
     clock: u64,
     slots: Vec<Cell<i64>>,
@@ -107,6 +111,13 @@ impl StreamFile {
         let io = |e| CtfError::io(path, e);
         let file = File::open(path).map_err(io)?;
         let file_len = file.metadata().map_err(io)?.len();
+        // SAFETY: the mapping is read-only and private. Trace files are not
+        // written while read (a file truncated under us would fault, as it
+        // would for any reader of a file that shrinks: we accept that).
+        let map = match file_len {
+            0 => None,
+            _ => Some(unsafe { Mmap::map(&file) }.map_err(io)?),
+        };
         let slot_count = layout
             .streams
             .iter()
@@ -115,12 +126,11 @@ impl StreamFile {
             .unwrap_or(0);
         Ok(StreamFile {
             path: path.to_path_buf(),
-            file,
             file_len,
             layout,
             trace,
-            buf: Vec::new(),
-            len: 0,
+            map,
+            data: 0..0,
             packet: PacketInfo::default(),
             next_packet: 0,
             pos: 0,
@@ -165,21 +175,27 @@ impl StreamFile {
         self.data_error(e.bit, e.message)
     }
 
-    /// Makes `buf[..len]` the `len` bytes of the file at `offset`, reusing the
-    /// `have` bytes already read from that offset. The buffer only grows, so
-    /// it is not cleared for every packet.
-    fn fill(&mut self, offset: u64, have: usize, len: usize) -> Result<(), CtfError> {
-        if self.buf.len() < len {
-            self.buf.resize(len, 0);
+    /// The current packet's bytes.
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        self.map.as_ref().map_or(&[], |m| &m[self.data.clone()])
+    }
+
+    /// Gives back the pages of the packet just finished: they stay in the page
+    /// cache, but no longer count in this process's memory.
+    fn release(&self, range: Range<usize>) {
+        const PAGE: usize = 4096;
+        let (Some(map), start) = (&self.map, range.start.next_multiple_of(PAGE)) else {
+            return;
+        };
+        let end = range.end / PAGE * PAGE;
+        if end > start {
+            // SAFETY: DONTNEED on a read-only private file mapping drops
+            // resident pages; reading them again refaults them from the file.
+            // Nothing borrows these bytes any more: the packet is finished.
+            unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) }
+                .ok();
         }
-        self.len = len;
-        if have >= len {
-            return Ok(());
-        }
-        self.file
-            .seek(SeekFrom::Start(offset + have as u64))
-            .and_then(|_| self.file.read_exact(&mut self.buf[have..len]))
-            .map_err(|e| CtfError::io(&self.path, e))
     }
 
     /// Loads the next packet; false at the end of the file.
@@ -190,18 +206,12 @@ impl StreamFile {
                 return Ok(false);
             }
             let left = self.file_len - offset;
-            let mut probe = HEADER_PROBE.min(left as usize);
-            let mut have = 0;
-            let (info, body_start) = loop {
-                self.fill(offset, have, probe)?;
-                have = probe;
-                self.packet.offset = offset;
-                match self.read_packet_header(offset) {
-                    Ok(r) => break r,
-                    // Perhaps the header and context did not fit in the probe.
-                    Err(_) if (probe as u64) < left => probe = (probe * 4).min(left as usize),
-                    Err(e) => return Err(self.decode_error(e)),
-                }
+            self.release(self.data.clone());
+            self.data = offset as usize..self.file_len as usize;
+            self.packet.offset = offset;
+            let (info, body_start) = match self.read_packet_header(offset) {
+                Ok(r) => r,
+                Err(e) => return Err(self.decode_error(e)),
             };
             let packet_bytes = info.packet_bits / 8;
             if packet_bytes > left {
@@ -212,7 +222,12 @@ impl StreamFile {
                     ),
                 ));
             }
-            self.fill(offset, have, packet_bytes as usize)?;
+            self.data = offset as usize..(offset + packet_bytes) as usize;
+            if let Some(map) = &self.map {
+                // Map the whole packet in one call rather than fault page by
+                // page (a hint: older kernels refuse it and nothing changes).
+                let _ = map.advise_range(Advice::PopulateRead, self.data.start, self.data.len());
+            }
             self.packet = info;
             self.next_packet = offset + packet_bytes;
             self.pos = body_start;
@@ -227,12 +242,12 @@ impl StreamFile {
         }
     }
 
-    /// Decodes the packet header and context at the start of `buf`. Returns the
-    /// packet's description and the bit where its events start.
+    /// Decodes the packet header and context at the start of `data`. Returns
+    /// the packet's description and the bit where its events start.
     fn read_packet_header(&mut self, offset: u64) -> Result<(PacketInfo, u64), DecodeError> {
         let layout = Arc::clone(&self.layout);
-        let avail = self.len as u64 * 8;
-        let mut cur = Cursor::new(&self.buf[..self.len], 0, avail);
+        let bytes = self.map.as_ref().map_or(&[][..], |m| &m[self.data.clone()]);
+        let mut cur = Cursor::new(bytes, 0, bytes.len() as u64 * 8);
         let mut st = State {
             slots: &self.slots,
             event_id: None,
@@ -333,7 +348,7 @@ impl StreamFile {
     fn decode_event(&self) -> Result<(Current, u64), DecodeError> {
         let start = self.pos;
         let sc = &self.layout.streams[self.packet.stream];
-        let mut cur = Cursor::new(&self.buf[..self.len], start, self.packet.content_bits);
+        let mut cur = Cursor::new(self.bytes(), start, self.packet.content_bits);
         let mut st = State {
             slots: &self.slots,
             event_id: None,
@@ -452,8 +467,7 @@ impl<'s> EventRef<'s> {
         match (&self.class.payload_flat, &self.class.payload) {
             (Some(flat), Some(ty)) if flat.decodable() => {
                 let s = self.stream;
-                let mut cur =
-                    Cursor::new(&s.buf[..s.len], self.current.payload, s.packet.content_bits);
+                let mut cur = Cursor::new(s.bytes(), self.current.payload, s.packet.content_bits);
                 flat.decode(ty, &mut cur, sink)
                     .map_err(|e| s.decode_error(e))
             }
@@ -478,7 +492,7 @@ impl<'s> EventRef<'s> {
     ) -> Result<(), CtfError> {
         let Some(ty) = ty else { return Ok(()) };
         let s = self.stream;
-        let mut cur = Cursor::new(&s.buf[..s.len], at, s.packet.content_bits);
+        let mut cur = Cursor::new(s.bytes(), at, s.packet.content_bits);
         let mut st = State {
             slots: &s.slots,
             event_id: None,

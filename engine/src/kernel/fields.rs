@@ -10,7 +10,10 @@ pub enum Val {
     /// An unsigned value above `i64::MAX`.
     BigUnsigned(u64),
     Float(f64),
-    Str { start: u32, end: u32 },
+    Str {
+        start: u32,
+        end: u32,
+    },
     /// An array or structure: present, but not a scalar.
     Compound,
 }
@@ -45,7 +48,11 @@ pub struct Payload<'a> {
 impl<'a> Payload<'a> {
     pub fn get(&self, name: &str) -> Option<Val> {
         let i = self.names.iter().position(|n| &**n == name)? as u16;
-        self.fields.vals.iter().find(|(m, _)| *m == i).map(|(_, v)| *v)
+        self.fields
+            .vals
+            .iter()
+            .find(|(m, _)| *m == i)
+            .map(|(_, v)| *v)
     }
 
     pub fn int(&self, name: &str) -> Option<i64> {

@@ -233,7 +233,9 @@ impl KernelModel {
                 }
                 let runnable = match p.get("prev_state") {
                     Some(Val::Int(s)) => runnable_from_int(s),
-                    Some(Val::Str { .. }) => runnable_from_letters(p.str("prev_state").unwrap_or_default()),
+                    Some(Val::Str { .. }) => {
+                        runnable_from_letters(p.str("prev_state").unwrap_or_default())
+                    }
                     _ => false,
                 };
                 if let Some(t) = self.get_or_create(prev, ts) {
@@ -278,7 +280,9 @@ impl KernelModel {
             }
             Kind::SchedProcessFork => {
                 self.attribute_event(ev);
-                let Some(child) = p.int("child_tid") else { return };
+                let Some(child) = p.int("child_tid") else {
+                    return;
+                };
                 let parent_comm = p
                     .int("parent_tid")
                     .and_then(|t| self.threads.get(&t))
@@ -301,7 +305,9 @@ impl KernelModel {
             Kind::SchedProcessExec => {
                 self.attribute_event(ev);
                 let tid = p.int("tid").or_else(|| self.event_thread(ev));
-                let Some(t) = tid.and_then(|tid| self.get_or_create(tid, ts)) else { return };
+                let Some(t) = tid.and_then(|tid| self.get_or_create(tid, ts)) else {
+                    return;
+                };
                 // The kernel names the task after the file it executes.
                 if let Some(f) = p.str("filename") {
                     let base = f.rsplit(|b| *b == b'/').next().unwrap_or(f);
@@ -360,7 +366,11 @@ impl KernelModel {
             Some(cur) if cur == tid => return,
             Some(cur) => {
                 self.repairs += 1;
-                if self.threads.get(&cur).is_some_and(|t| t.state == ThreadState::Running) {
+                if self
+                    .threads
+                    .get(&cur)
+                    .is_some_and(|t| t.state == ThreadState::Running)
+                {
                     self.set_state(cur, ThreadState::Unknown, ts, Some(cpu));
                 }
             }
@@ -387,11 +397,17 @@ impl KernelModel {
         if tid <= 0 {
             return None;
         }
-        Some(self.threads.entry(tid).or_insert_with(|| Thread::new(tid, ts)))
+        Some(
+            self.threads
+                .entry(tid)
+                .or_insert_with(|| Thread::new(tid, ts)),
+        )
     }
 
     fn set_state(&mut self, tid: i64, to: ThreadState, ts: i64, cpu: Option<u32>) {
-        let Some(t) = self.get_or_create(tid, ts) else { return };
+        let Some(t) = self.get_or_create(tid, ts) else {
+            return;
+        };
         if to == ThreadState::Running {
             t.cpu = cpu.or(t.cpu);
         }

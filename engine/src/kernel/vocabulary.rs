@@ -132,25 +132,52 @@ mod tests {
     #[test]
     fn event_names() {
         assert_eq!(canonical_event("sched:sched_switch"), "sched_switch");
-        assert_eq!(canonical_event("syscalls:sys_enter_futex"), "syscall_entry_futex");
-        assert_eq!(canonical_event("sys_exit_clock_nanosleep"), "syscall_exit_clock_nanosleep");
+        assert_eq!(
+            canonical_event("syscalls:sys_enter_futex"),
+            "syscall_entry_futex"
+        );
+        assert_eq!(
+            canonical_event("sys_exit_clock_nanosleep"),
+            "syscall_exit_clock_nanosleep"
+        );
         assert_eq!(canonical_event("syscall_exit_futex"), "syscall_exit_futex");
-        assert_eq!(canonical_event("compat_syscall_entry_read"), "syscall_entry_read");
+        assert_eq!(
+            canonical_event("compat_syscall_entry_read"),
+            "syscall_entry_read"
+        );
         assert_eq!(canonical_event("sys_open"), "syscall_entry_open");
         assert_eq!(canonical_event("timer:hrtimer_setup"), "hrtimer_init");
-        assert_eq!(canonical_event("lttng_statedump_process_state"), "lttng_statedump_process_state");
-        assert_eq!(kind_of(&canonical_event("sched:sched_process_free")), Kind::SchedProcessFree);
+        assert_eq!(
+            canonical_event("lttng_statedump_process_state"),
+            "lttng_statedump_process_state"
+        );
+        assert_eq!(
+            kind_of(&canonical_event("sched:sched_process_free")),
+            Kind::SchedProcessFree
+        );
     }
 
     #[test]
     fn field_names() {
-        let perf = canonical_fields(Tracer::Perf, Kind::SchedSwitch, &["perf_tid", "prev_pid", "next_pid"]);
+        let perf = canonical_fields(
+            Tracer::Perf,
+            Kind::SchedSwitch,
+            &["perf_tid", "prev_pid", "next_pid"],
+        );
         assert_eq!(&*perf[1], "prev_tid");
         assert_eq!(&*perf[2], "next_tid");
         // perf_tid stays: it is not the event's subject.
-        let fork = canonical_fields(Tracer::Lttng, Kind::SchedProcessFork, &["parent_tid", "parent_pid"]);
+        let fork = canonical_fields(
+            Tracer::Lttng,
+            Kind::SchedProcessFork,
+            &["parent_tid", "parent_pid"],
+        );
         assert_eq!(&*fork[1], "parent_pid");
-        let ft = canonical_fields(Tracer::Ftrace, Kind::SchedProcessFork, &["parent_pid", "child_pid"]);
+        let ft = canonical_fields(
+            Tracer::Ftrace,
+            Kind::SchedProcessFork,
+            &["parent_pid", "child_pid"],
+        );
         assert_eq!((&*ft[0], &*ft[1]), ("parent_tid", "child_tid"));
         let other = canonical_fields(Tracer::Perf, Kind::Other, &["pid"]);
         assert_eq!(&*other[0], "pid");

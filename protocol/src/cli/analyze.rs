@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use serde_json::json;
-use sextant_engine::analysis::executions::{Execution, ExecutionAnalysis, Executions, SortKey, Target};
+use sextant_engine::analysis::executions::{
+    Execution, ExecutionAnalysis, Executions, SortKey, Target,
+};
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::event::EventSource;
@@ -41,9 +43,22 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {
-        AnalyzeFormat::Json => write_json(&mut out, &executions, &summary, &warnings, req.sort, req.top)?,
+        AnalyzeFormat::Json => write_json(
+            &mut out,
+            &executions,
+            &summary,
+            &warnings,
+            req.sort,
+            req.top,
+        )?,
         AnalyzeFormat::Csv => write_csv(&mut out, &executions, req.sort, req.top)?,
-        AnalyzeFormat::Table => write_table(&mut out, &executions, &summary, req.sort, req.top.or(Some(20)))?,
+        AnalyzeFormat::Table => write_table(
+            &mut out,
+            &executions,
+            &summary,
+            req.sort,
+            req.top.or(Some(20)),
+        )?,
     }
     out.flush().context("writing to standard output")
 }
@@ -65,21 +80,24 @@ fn target(req: &Request) -> anyhow::Result<Target> {
     match (&req.model, &req.preset) {
         (Some(m), None) => {
             if !req.tids.is_empty() || req.process.is_some() {
-                bail!("--tid and --process go with --preset; a model says its threads in `threads`");
+                bail!(
+                    "--tid and --process go with --preset; a model says its threads in `threads`"
+                );
             }
             let text = if m.trim_start().starts_with('{') {
                 m.clone()
             } else {
                 std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
             };
-            let model = parse_model(&text).map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
-            Ok(Target::Model(model))
+            let model =
+                parse_model(&text).map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
+            Ok(Target::Model(Box::new(model)))
         }
         (None, Some(p)) => {
             let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
             let f = filter()?;
             Ok(match preset.model(f.clone()) {
-                Some(model) => Target::Model(model),
+                Some(model) => Target::Model(Box::new(model)),
                 None => Target::States(preset, f),
             })
         }
@@ -98,7 +116,9 @@ impl WithSource for Analyze {
         let mut model = KernelModel::default();
         let mut analysis = ExecutionAnalysis::new(self.target);
         let progress = Progress::bytes(source.progress().1, "analyzing");
-        let summary = pass::run(&mut source, &mut model, &mut [&mut analysis], |done, _| progress.set(done));
+        let summary = pass::run(&mut source, &mut model, &mut [&mut analysis], |done, _| {
+            progress.set(done)
+        });
         progress.finish();
         let summary = summary?;
         Ok((analysis.into_executions(), summary, source.warnings()))
@@ -141,7 +161,12 @@ fn write_json(
     Ok(())
 }
 
-fn write_csv(out: &mut impl Write, executions: &Executions, sort: SortKey, top: Option<usize>) -> anyhow::Result<()> {
+fn write_csv(
+    out: &mut impl Write,
+    executions: &Executions,
+    sort: SortKey,
+    top: Option<usize>,
+) -> anyhow::Result<()> {
     writeln!(
         out,
         "index,start,end,duration,running,preempted,blocked,waiting,tid,start_tid,end_tid,start_comm,end_comm,cpus,prio,deadline_miss"
@@ -163,7 +188,11 @@ fn write_csv(out: &mut impl Write, executions: &Executions, sort: SortKey, top: 
             e.end_tid,
             csv_field(&e.start_comm),
             csv_field(&e.end_comm),
-            e.cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+            e.cpus
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
             e.prio.map(|p| p.to_string()).unwrap_or_default(),
             e.deadline_miss.map(|m| m.to_string()).unwrap_or_default(),
         )?;
@@ -205,7 +234,19 @@ fn write_table(
     writeln!(
         out,
         "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5} {}",
-        "rank", "index", "start (s)", "duration", "running", "preempted", "blocked", "waiting", "tid", "comm", "cpus", "prio", ""
+        "rank",
+        "index",
+        "start (s)",
+        "duration",
+        "running",
+        "preempted",
+        "blocked",
+        "waiting",
+        "tid",
+        "comm",
+        "cpus",
+        "prio",
+        ""
     )?;
     for (rank, e) in rows.iter().enumerate() {
         let start = (e.start - origin) as f64 / 1e9;
@@ -222,13 +263,25 @@ fn write_table(
             human(e.waiting),
             e.tid,
             e.end_comm,
-            e.cpus.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+            e.cpus
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
             e.prio.map(|p| p.to_string()).unwrap_or_default(),
-            if e.deadline_miss == Some(true) { "MISS" } else { "" }
+            if e.deadline_miss == Some(true) {
+                "MISS"
+            } else {
+                ""
+            }
         )?;
     }
     if rows.len() < executions.executions.len() {
-        writeln!(out, "({} more; --top N or --format json for all)", executions.executions.len() - rows.len())?;
+        writeln!(
+            out,
+            "({} more; --top N or --format json for all)",
+            executions.executions.len() - rows.len()
+        )?;
     }
     Ok(())
 }

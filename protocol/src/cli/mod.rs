@@ -1,6 +1,7 @@
 //! Command-line surface (contract in DESIGN.md): one module per subcommand.
 
 mod analyze;
+mod discover;
 mod dump;
 mod progress;
 
@@ -58,6 +59,8 @@ enum Command {
         #[arg(long, value_enum)]
         format: Option<AnalyzeFormat>,
     },
+    /// Suggest execution models: frequent event patterns of threads (MANEPI).
+    Discover(discover::Request),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -106,5 +109,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             top,
             format,
         }),
+        Command::Discover(req) => discover::run(req),
     }
 }

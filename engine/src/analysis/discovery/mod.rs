@@ -1,0 +1,52 @@
+//! Pattern discovery: which ordered events make up a thread's job.
+//!
+//! Frequent serial episodes are mined with MANEPI (Zhu et al., ICDM 2010):
+//! episodes grow depth first from the frequent single events, each keeping
+//! its minimal occurrences; an episode's support is the size of a largest set
+//! of its minimal occurrences that do not overlap, and an episode below the
+//! threshold is never grown. The seed's adaptations to traces are options
+//! (`Params`): the threshold as a count or as the number of most frequent
+//! event types admitted, chosen start events, a time limit (partial results).
+//! An episode holds each event type at most once, and only maximal episodes
+//! (no reported episode is a subsequence of another) are reported.
+//!
+//! - `collect`: the analysis that records, in the single pass, the canonical
+//!   event types of the chosen threads (one sequence per thread);
+//! - `mine`: MANEPI over those sequences;
+//! - `maximal`: keeping the maximal episodes, and ranking them.
+//!
+//! A pattern converts into a `same_tid` execution model (`Pattern::to_model`).
+
+mod collect;
+mod maximal;
+mod mine;
+#[cfg(test)]
+mod tests;
+
+pub use collect::{Collector, Sequences};
+pub use mine::{mine, Mined, Params, Pattern, Threshold};
+
+use super::model::{EventPattern, ExecutionModel, Mode, ThreadFilter};
+
+impl Pattern {
+    /// The pattern as a `same_tid` execution model on `threads`: each
+    /// occurrence of the episode on one of those threads is an execution.
+    pub fn to_model(&self, name: &str, threads: ThreadFilter) -> ExecutionModel {
+        ExecutionModel {
+            name: name.to_string(),
+            description: Some(format!(
+                "discovered by sextant discover: {} events, support {}",
+                self.events.len(),
+                self.support
+            )),
+            mode: Mode::SameTid {
+                threads,
+                events: self.events.iter().map(|e| EventPattern::named(e)).collect(),
+                nested: None,
+            },
+            time_range: None,
+            max_executions: None,
+            deadline: None,
+        }
+    }
+}

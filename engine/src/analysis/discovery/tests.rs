@@ -1,0 +1,265 @@
+//! MANEPI against the seed's example and against a brute-force enumerator.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::analysis::model::parse_model;
+
+fn sequences(names: &[&str], threads: Vec<Vec<u32>>) -> Sequences {
+    Sequences {
+        names: names.iter().map(|n| n.to_string()).collect(),
+        threads: threads
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (i as i64 + 1, s))
+            .collect(),
+        truncated: false,
+    }
+}
+
+fn params(threshold: Threshold) -> Params {
+    Params {
+        threshold,
+        start_events: Vec::new(),
+        time_limit: None,
+    }
+}
+
+fn found(m: &Mined) -> Vec<(Vec<&str>, u32)> {
+    m.patterns
+        .iter()
+        .map(|p| (p.events.iter().map(String::as_str).collect(), p.support))
+        .collect()
+}
+
+const SS: &str = "sched_switch";
+const KCA: &str = "kmem_cache_alloc";
+const HS: &str = "hrtimer_start";
+const MPA: &str = "mm_page_alloc";
+
+/// sched_switch ×6, kmem_cache_alloc ×2, hrtimer_start ×2, mm_page_alloc ×1:
+/// K S H S S H S K S S M.
+fn seed_example() -> Sequences {
+    let (s, k, h, m) = (0, 1, 2, 3);
+    sequences(
+        &[SS, KCA, HS, MPA],
+        vec![vec![k, s, h, s, s, h, s, k, s, s, m]],
+    )
+}
+
+#[test]
+fn seed_example_threshold_two() {
+    let seqs = seed_example();
+    let m = mine(&seqs, &params(Threshold::MinSupport(2)));
+    assert_eq!(m.min_support, 2);
+    // sched_switch, kmem_cache_alloc and hrtimer_start; not mm_page_alloc.
+    assert_eq!(m.admitted, 3);
+    // <sched_switch, kmem_cache_alloc> occurs once (only the last S before
+    // the second K is minimal; the first K has no S before it).
+    assert_eq!(brute_support(&seqs.threads, &[0, 1]), 1);
+    assert_eq!(
+        found(&m),
+        vec![(vec![SS, HS], 2), (vec![HS, SS], 2), (vec![KCA, SS], 2),]
+    );
+    // Two candidates per single event, and none beyond: growing
+    // <sched_switch, kmem_cache_alloc> would have tried
+    // <sched_switch, kmem_cache_alloc, hrtimer_start>.
+    assert_eq!(m.evaluated, 6);
+    assert!(!m.partial);
+}
+
+#[test]
+fn top_elements_sets_the_threshold_to_the_nth_count() {
+    let seqs = seed_example();
+    let m = mine(&seqs, &params(Threshold::TopElements(3)));
+    assert_eq!((m.min_support, m.admitted), (2, 3));
+    let m = mine(&seqs, &params(Threshold::TopElements(1)));
+    assert_eq!((m.min_support, m.admitted), (6, 1));
+    assert_eq!(found(&m), vec![(vec![SS], 6)]);
+    // More than there are: every type.
+    let m = mine(&seqs, &params(Threshold::TopElements(10)));
+    assert_eq!((m.min_support, m.admitted), (1, 4));
+}
+
+#[test]
+fn start_events_and_time_limit() {
+    let seqs = seed_example();
+    let mut p = params(Threshold::MinSupport(2));
+    p.start_events = vec![KCA.to_string()];
+    assert_eq!(found(&mine(&seqs, &p)), vec![(vec![KCA, SS], 2)]);
+    p.start_events = vec![MPA.to_string(), "no_such_event".to_string()];
+    assert!(mine(&seqs, &p).patterns.is_empty());
+    p.start_events.clear();
+    p.time_limit = Some(std::time::Duration::ZERO);
+    let m = mine(&seqs, &p);
+    assert!(m.partial && m.patterns.is_empty());
+}
+
+#[test]
+fn occurrences_do_not_cross_threads() {
+    let seqs = sequences(&["a", "b"], vec![vec![0, 0], vec![1, 1], vec![0, 1]]);
+    let m = mine(&seqs, &params(Threshold::MinSupport(1)));
+    // Across the boundaries, <a, b> would count twice and <b, a> once.
+    assert_eq!(found(&m), vec![(vec!["a", "b"], 1)]);
+}
+
+#[test]
+fn a_pattern_is_an_execution_model() {
+    let p = Pattern {
+        events: vec![
+            "syscall_exit_clock_nanosleep".into(),
+            "syscall_entry_clock_nanosleep".into(),
+        ],
+        support: 99,
+        span: 990,
+    };
+    let threads = ThreadFilter {
+        tids: None,
+        process: Some(regex::Regex::new("^rt_high$").unwrap()),
+    };
+    let model = p.to_model("discovered", threads);
+    let text = serde_json::to_string(&model.to_json()).unwrap();
+    assert_eq!(parse_model(&text).unwrap(), model);
+    assert!(text.contains(r#""mode":"same_tid""#), "{text}");
+    assert!(text.contains(r#""process":"^rt_high$""#), "{text}");
+}
+
+// ---------------------------------------------------------------------------
+// Brute force
+
+/// Whether `ep` is a subsequence of `window`.
+fn contains(window: &[u32], ep: &[u32]) -> bool {
+    let mut rest = window.iter();
+    ep.iter().all(|x| rest.any(|y| y == x))
+}
+
+/// The largest number of non-overlapping minimal occurrences, summed over the
+/// threads: every minimal window by definition, then interval scheduling by
+/// dynamic programming (not the greedy choice the miner uses).
+fn brute_support(threads: &[(i64, Vec<u32>)], ep: &[u32]) -> u32 {
+    let mut total = 0;
+    for (_, seq) in threads {
+        let n = seq.len();
+        // best[i]: most disjoint minimal windows within seq[..i].
+        let mut best = vec![0u32; n + 1];
+        for t in 0..n {
+            best[t + 1] = best[t];
+            for s in 0..=t {
+                let w = &seq[s..=t];
+                let minimal =
+                    contains(w, ep) && !contains(&w[1..], ep) && !contains(&w[..w.len() - 1], ep);
+                if minimal {
+                    best[t + 1] = best[t + 1].max(best[s] + 1);
+                }
+            }
+        }
+        total += best[n];
+    }
+    total
+}
+
+/// Every episode of distinct types over `types` types.
+fn all_episodes(types: u32) -> Vec<Vec<u32>> {
+    fn rec(types: u32, cur: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        for t in 0..types {
+            if !cur.contains(&t) {
+                cur.push(t);
+                out.push(cur.clone());
+                rec(types, cur, out);
+                cur.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    rec(types, &mut Vec::new(), &mut out);
+    out
+}
+
+fn proper_subsequence(a: &[u32], b: &[u32]) -> bool {
+    a.len() < b.len() && contains(b, a)
+}
+
+/// The maximal frequent episodes starting with one of `starts` (any when
+/// empty), with their supports.
+fn brute_maximal(seqs: &Sequences, min: u32, starts: &[u32]) -> BTreeMap<Vec<u32>, u32> {
+    let types = seqs.names.len() as u32;
+    let frequent: Vec<(Vec<u32>, u32)> = all_episodes(types)
+        .into_iter()
+        .filter(|ep| starts.is_empty() || starts.contains(&ep[0]))
+        .map(|ep| {
+            let s = brute_support(&seqs.threads, &ep);
+            (ep, s)
+        })
+        .filter(|(_, s)| *s >= min)
+        .collect();
+    frequent
+        .iter()
+        .filter(|(a, _)| !frequent.iter().any(|(b, _)| proper_subsequence(a, b)))
+        .cloned()
+        .collect()
+}
+
+/// A small linear congruential generator (Knuth's MMIX constants).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % u64::from(n)) as u32
+    }
+}
+
+#[test]
+fn agrees_with_brute_force_on_random_sequences() {
+    let names = ["a", "b", "c", "d"];
+    let mut rng = Lcg(0x5eed);
+    for case in 0..400 {
+        let types = 1 + rng.below(4);
+        let threads = (0..1 + rng.below(3))
+            .map(|_| (0..rng.below(13)).map(|_| rng.below(types)).collect())
+            .collect();
+        let seqs = sequences(&names[..types as usize], threads);
+        let min = 1 + rng.below(3);
+        let starts: Vec<u32> = (0..types).filter(|_| rng.below(3) == 0).collect();
+        let mut p = params(Threshold::MinSupport(min));
+        p.start_events = starts
+            .iter()
+            .map(|&s| names[s as usize].to_string())
+            .collect();
+        let m = mine(&seqs, &p);
+        let got: BTreeMap<Vec<u32>, u32> = m
+            .patterns
+            .iter()
+            .map(|p| {
+                (
+                    p.events.iter().map(|e| seqs.id_of(e).unwrap()).collect(),
+                    p.support,
+                )
+            })
+            .collect();
+        let want = brute_maximal(&seqs, min, &starts);
+        assert_eq!(
+            got, want,
+            "case {case}: sequences {:?}, min support {min}, start {starts:?}",
+            seqs.threads
+        );
+        assert_eq!(
+            got.len(),
+            m.patterns.len(),
+            "case {case}: a pattern reported twice"
+        );
+        // Best first: support, then length.
+        let keys: Vec<_> = m
+            .patterns
+            .iter()
+            .map(|p| (p.support, p.events.len()))
+            .collect();
+        assert!(
+            keys.windows(2).all(|w| w[0] >= w[1]),
+            "case {case}: ranking {keys:?}"
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! `sextant discover`: frequent event patterns of chosen threads (MANEPI),
+//! ranked, or the best one as an execution model for `sextant analyze`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use serde_json::json;
+use sextant_engine::analysis::discovery::{self, Collector, Mined, Params, Sequences, Threshold};
+use sextant_engine::analysis::model::ThreadFilter;
+use sextant_engine::event::EventSource;
+use sextant_engine::kernel::model::KernelModel;
+use sextant_engine::kernel::pass;
+use sextant_engine::kernel::vocabulary::canonical_event;
+use sextant_engine::reader::{AnyReader, WithSource};
+
+use super::progress::Progress;
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Ranked patterns, one a line (the default on a terminal).
+    Table,
+    /// `{"patterns":[{"events":[...],"support":K}],"partial":false,...}` (the
+    /// default when piped).
+    Json,
+}
+
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("threads").required(true).multiple(true).args(["tids", "process"]))]
+pub struct Request {
+    /// Trace: CTF directory, or ftrace text file.
+    pub trace: PathBuf,
+    /// The thread to mine (repeatable: each thread is its own sequence).
+    #[arg(long = "tid")]
+    pub tids: Vec<i64>,
+    /// Every thread whose name matches this regex, each its own sequence.
+    #[arg(long)]
+    pub process: Option<String>,
+    /// Minimum support: non-overlapping minimal occurrences of a pattern.
+    #[arg(long, conflicts_with = "top_elements")]
+    pub min_support: Option<u32>,
+    /// Admit the N most frequent event types; the minimum support is the
+    /// N-th's count [default: 10, without --min-support].
+    #[arg(long)]
+    pub top_elements: Option<usize>,
+    /// Patterns start with this event (repeatable; any event by default).
+    #[arg(long = "start-event", value_name = "NAME")]
+    pub start_events: Vec<String>,
+    /// Events of the chosen threads recorded at most (4 bytes each).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_events: usize,
+    /// Stop searching after MS milliseconds and show what was found (partial).
+    #[arg(long, value_name = "MS")]
+    pub time_limit: Option<u64>,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Print the best pattern (or --rank K) as an execution model (JSON).
+    #[arg(long)]
+    pub emit_model: bool,
+    /// With --emit-model: the pattern of this rank, from 1.
+    #[arg(long, default_value_t = 1, requires = "emit_model")]
+    pub rank: usize,
+}
+
+/// Admitted event types when no threshold is given.
+const DEFAULT_TOP_ELEMENTS: usize = 10;
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    let filter = filter(&req)?;
+    let params = Params {
+        threshold: match (req.min_support, req.top_elements) {
+            (Some(k), _) => Threshold::MinSupport(k),
+            (None, n) => Threshold::TopElements(n.unwrap_or(DEFAULT_TOP_ELEMENTS)),
+        },
+        start_events: req
+            .start_events
+            .iter()
+            .map(|s| canonical_event(s).into_owned())
+            .collect(),
+        time_limit: req.time_limit.map(Duration::from_millis),
+    };
+    let collect = Collect {
+        filter: filter.clone(),
+        max_events: req.max_events,
+    };
+    let (seqs, warnings) = AnyReader::open(&req.trace)?.with(collect)?;
+    for w in &warnings {
+        eprintln!("sextant: warning: {w}");
+    }
+    if seqs.truncated {
+        eprintln!(
+            "sextant: warning: only the first {} events of the chosen threads were considered (--max-events)",
+            seqs.events()
+        );
+    }
+    if seqs.threads.is_empty() {
+        bail!("no event of the chosen threads in {}", req.trace.display());
+    }
+    let mined = discovery::mine(&seqs, &params);
+    if mined.partial {
+        eprintln!(
+            "sextant: warning: time limit reached: the patterns found so far are shown (partial)"
+        );
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if req.emit_model {
+        write_model(&mut out, &mined, req.rank, filter)?;
+    } else {
+        let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
+            Format::Table
+        } else {
+            Format::Json
+        });
+        match format {
+            Format::Json => write_json(&mut out, &mined, &seqs)?,
+            Format::Table => write_table(&mut out, &mined, &seqs)?,
+        }
+    }
+    out.flush().context("writing to standard output")
+}
+
+fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
+    let process = req
+        .process
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .context("--process is not a valid regular expression")?;
+    Ok(ThreadFilter {
+        tids: (!req.tids.is_empty()).then(|| req.tids.iter().copied().collect()),
+        process,
+    })
+}
+
+struct Collect {
+    filter: ThreadFilter,
+    max_events: usize,
+}
+
+impl WithSource for Collect {
+    type Output = anyhow::Result<(Sequences, Vec<String>)>;
+
+    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
+        let mut model = KernelModel::default();
+        let mut collector = Collector::new(self.filter, self.max_events);
+        let progress = Progress::bytes(source.progress().1, "reading");
+        let summary = pass::run(&mut source, &mut model, &mut [&mut collector], |done, _| {
+            progress.set(done)
+        });
+        progress.finish();
+        summary?;
+        Ok((collector.into_sequences(), source.warnings()))
+    }
+}
+
+fn write_model(
+    out: &mut impl Write,
+    mined: &Mined,
+    rank: usize,
+    threads: ThreadFilter,
+) -> anyhow::Result<()> {
+    let Some(p) = rank.checked_sub(1).and_then(|i| mined.patterns.get(i)) else {
+        bail!(
+            "no pattern of rank {rank}: {} found at support {} or more",
+            mined.patterns.len(),
+            mined.min_support
+        );
+    };
+    let model = p.to_model(&format!("discovered pattern {rank}"), threads);
+    serde_json::to_writer_pretty(&mut *out, &model.to_json())?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_json(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow::Result<()> {
+    let patterns: Vec<_> = mined
+        .patterns
+        .iter()
+        .map(|p| json!({"events": p.events, "support": p.support}))
+        .collect();
+    let doc = json!({
+        "patterns": patterns,
+        "partial": mined.partial,
+        "min_support": mined.min_support,
+        "events": seqs.events(),
+        "threads": seqs.threads.iter().map(|(tid, _)| tid).collect::<Vec<_>>(),
+    });
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Patterns shown in the table.
+const TABLE_ROWS: usize = 20;
+
+fn write_table(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{} patterns{} at support >= {} ({} event types admitted) in {} events of {} thread(s)",
+        mined.patterns.len(),
+        if mined.partial {
+            " (partial: time limit)"
+        } else {
+            ""
+        },
+        mined.min_support,
+        mined.admitted,
+        seqs.events(),
+        seqs.threads.len()
+    )?;
+    if mined.patterns.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n{:>5} {:>8} {:>6}  events",
+        "rank", "support", "length"
+    )?;
+    for (i, p) in mined.patterns.iter().take(TABLE_ROWS).enumerate() {
+        writeln!(
+            out,
+            "{:>5} {:>8} {:>6}  {}",
+            i + 1,
+            p.support,
+            p.events.len(),
+            p.events.join(" > ")
+        )?;
+    }
+    if mined.patterns.len() > TABLE_ROWS {
+        writeln!(
+            out,
+            "({} more; --format json for all)",
+            mined.patterns.len() - TABLE_ROWS
+        )?;
+    }
+    writeln!(
+        out,
+        "\n--emit-model [--rank K] prints a pattern as a model for `sextant analyze --model`"
+    )?;
+    Ok(())
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Benchmarks of sextant against a peer run in the same script, on the same traces.
+
+  tests/bench/bench.py read    [TRACE...]   CTF reading: babeltrace2 -o dummy vs
+                                            sextant dump --format none (every field
+                                            decoded) and --no-payload (names, times)
+  tests/bench/bench.py analyze [TRACE...]   matching overhead: sextant dump --format
+                                            none vs sextant analyze with two-event
+                                            models, same_tid and different_tids
+
+Default traces: ../shared/traces/ctf/many-threads (if present) and the large perf
+trace recorded by tests/bench/record-large.sh (/tmp/sextant-large-ctf, if present).
+
+Each command runs --runs times (default 3); the figure kept is the least CPU time
+(user + sys, which a loaded machine disturbs less than wall time) and the largest
+peak RSS. Ratios compare events per CPU-second. Prints a table; exits non-zero
+only when a command fails.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+SEXTANT = os.path.join(ROOT, "target", "release", "sextant")
+
+
+def default_traces():
+    out = []
+    shared = os.path.abspath(os.path.join(ROOT, "..", "shared", "traces", "ctf", "many-threads"))
+    if os.path.isdir(shared):
+        out.append(shared)
+    if os.path.isdir("/tmp/sextant-large-ctf"):
+        out.append("/tmp/sextant-large-ctf")
+    return out
+
+
+class RusagePopen(subprocess.Popen):
+    """Popen that keeps the child's own resource usage (os.wait4) when reaping it."""
+
+    rusage = None
+
+    def _try_wait(self, wait_flags):
+        pid, sts, ru = os.wait4(self.pid, wait_flags)
+        if pid == self.pid:
+            self.rusage = ru
+        return (pid, sts)
+
+
+def measure(cmd, runs):
+    """Least CPU seconds, largest peak RSS (KiB), and the last stdout."""
+    best_cpu, max_rss, out = None, 0, b""
+    for _ in range(runs):
+        p = RusagePopen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = p.communicate()
+        if p.returncode != 0:
+            sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{err.decode(errors='replace')}")
+        cpu = p.rusage.ru_utime + p.rusage.ru_stime
+        best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+        max_rss = max(max_rss, p.rusage.ru_maxrss)
+    return best_cpu, max_rss, out
+
+
+def count_events(trace):
+    _, _, out = measure([SEXTANT, "dump", trace, "--format", "none", "--no-payload"], 1)
+    return int(out.split()[0])
+
+
+def row(label, events, cpu, rss, ref_rate=None):
+    rate = events / cpu if cpu > 0 else float("inf")
+    ratio = f"{rate / ref_rate:6.1f}x" if ref_rate else "  peer "
+    print(f"  {label:<44} {cpu:8.3f} s {rate / 1e6:8.2f} M ev/s {ratio} {rss / 1024:8.1f} MiB")
+    return rate
+
+
+def bench_read(traces, runs):
+    if not shutil.which("babeltrace2"):
+        sys.exit("babeltrace2 is needed as the peer (apt-get install babeltrace2)")
+    for t in traces:
+        n = count_events(t)
+        print(f"\n{t}: {n:,} events")
+        cpu, rss, _ = measure(["babeltrace2", "-o", "dummy", t], runs)
+        ref = row("babeltrace2 -o dummy", n, cpu, rss)
+        cpu, rss, _ = measure([SEXTANT, "dump", t, "--format", "none"], runs)
+        row("sextant dump --format none (all fields)", n, cpu, rss, ref)
+        cpu, rss, _ = measure([SEXTANT, "dump", t, "--format", "none", "--no-payload"], runs)
+        row("sextant dump --no-payload (names, times)", n, cpu, rss, ref)
+
+
+MODELS = {
+    "same_tid futex entry->exit": '{"name":"futex","events":[{"name":"syscall_entry_futex"},{"name":"syscall_exit_futex"}]}',
+    "same_tid switch-out->switch-in": '{"name":"off-cpu","events":[{"name":"sched_switch","fields":{"prev_tid":"$tid"}},{"name":"sched_switch","fields":{"next_tid":"$tid"}}]}',
+    "different_tids fork->exit ($tid)": '{"name":"life","mode":"different_tids","start":{"name":"sched_process_fork","fields":{"child_tid":"$tid"}},"end":{"name":"sched_process_exit","fields":{"tid":"$tid"}}}',
+    "different_tids waking->switch-in": '{"name":"wake","mode":"different_tids","start":{"name":"sched_waking","fields":{"tid":"$tid"}},"end":{"name":"sched_switch","fields":{"next_tid":"$tid"}}}',
+}
+
+
+def bench_analyze(traces, runs):
+    for t in traces:
+        n = count_events(t)
+        print(f"\n{t}: {n:,} events")
+        cpu_read, rss, _ = measure([SEXTANT, "dump", t, "--format", "none"], runs)
+        print(f"  {'dump --format none (reading, peer)':<44} {cpu_read:8.3f} s {n / cpu_read / 1e6:8.2f} M ev/s          {rss / 1024:8.1f} MiB")
+        for label, model in MODELS.items():
+            cpu, rss, out = measure([SEXTANT, "analyze", t, "--model", model, "--format", "json"], runs)
+            doc = json.loads(out)
+            found = len(doc["executions"])
+            over = (cpu / cpu_read - 1) * 100
+            print(
+                f"  analyze {label:<36} {cpu:8.3f} s {n / cpu / 1e6:8.2f} M ev/s {over:+6.1f}% {rss / 1024:8.1f} MiB"
+                f"  {found:,} executions, {cpu / n * 1e9:.1f} ns/event"
+            )
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["read", "analyze"])
+    ap.add_argument("traces", nargs="*")
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    if not os.path.exists(SEXTANT):
+        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    traces = a.traces or default_traces()
+    if not traces:
+        sys.exit("no trace: give one, or record /tmp/sextant-large-ctf with tests/bench/record-large.sh")
+    print(f"{'':<46}{'CPU':>10} {'rate':>14} {'ratio':>7} {'peak RSS':>12}")
+    if a.what == "read":
+        bench_read(traces, a.runs)
+    else:
+        bench_analyze(traces, a.runs)
+
+
+if __name__ == "__main__":
+    main()
