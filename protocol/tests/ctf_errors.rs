@@ -228,9 +228,7 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

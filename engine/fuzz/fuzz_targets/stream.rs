@@ -4,7 +4,7 @@
 //!
 //! Input: `METADATA SPLIT STREAM`, or just `STREAM` (then the metadata is
 //! `small.tsdl`). The stream is written as the trace's one stream file under
-//! /dev/shm, because the reader works on files.
+//! /dev/shm, because the reader works on files, and removed once opened.
 
 #![no_main]
 
@@ -27,9 +27,7 @@ fn trace_dir() -> &'static PathBuf {
         } else {
             std::env::temp_dir()
         };
-        let d = base.join(format!("sextant-fuzz-stream-{}", std::process::id()));
-        std::fs::create_dir_all(&d).expect("creating the trace directory");
-        d
+        base.join(format!("sextant-fuzz-stream-{}", std::process::id()))
     })
 }
 
@@ -43,9 +41,14 @@ fn split(data: &[u8]) -> (&[u8], &[u8]) {
 fuzz_target!(|data: &[u8]| {
     let (metadata, stream) = split(data);
     let dir = trace_dir();
+    std::fs::create_dir_all(dir).expect("creating the trace directory");
     std::fs::write(dir.join("metadata"), metadata).expect("writing metadata");
     std::fs::write(dir.join("stream_0"), stream).expect("writing the stream file");
-    let Ok(mut reader) = CtfReader::open(dir) else {
+    let reader = CtfReader::open(dir);
+    // The reader holds the stream file open: the directory can go now, so that
+    // none is left behind by the fuzzer's worker processes.
+    let _ = std::fs::remove_dir_all(dir);
+    let Ok(mut reader) = reader else {
         return;
     };
     while let Ok(true) = reader.advance() {

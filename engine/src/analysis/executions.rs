@@ -37,7 +37,9 @@ pub struct Execution {
     pub tid: i64,
     /// CPUs the measured thread ran on during the execution.
     pub cpus: Vec<u32>,
-    /// Kernel-order priority of the measured thread at the start (smaller is higher).
+    /// Kernel-order priority (smaller is higher) of the measured thread: the
+    /// last known during the execution (a new thread first shows its
+    /// creator's priority, then its own once it runs).
     pub prio: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_miss: Option<bool>,
@@ -226,16 +228,15 @@ fn start_active(ts: i64, start_tid: i64, tid: i64, model: &KernelModel) -> Activ
 fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> Execution {
     // A thread born during the execution that ends it (a worker) is what the
     // execution was about: measure it, whole, rather than the starting one.
-    if let Some(t) = model
+    if model
         .thread(end_tid)
-        .filter(|t| end_tid != a.tid && t.first_seen >= a.start)
+        .is_some_and(|t| end_tid != a.tid && t.first_seen >= a.start)
     {
         a.tid = end_tid;
         a.snapshot = Totals::default();
-        a.prio = t.prio_at(t.first_seen);
     }
-    let times = model
-        .thread(a.tid)
+    let measured = model.thread(a.tid);
+    let times = measured
         .map(|t| t.totals_at(ts).since(a.snapshot))
         .unwrap_or_default();
     Execution {
@@ -253,7 +254,7 @@ fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> E
         end_comm: comm(model, end_tid),
         tid: a.tid,
         cpus: (0..64).filter(|c| a.cpus & (1 << c) != 0).collect(),
-        prio: a.prio,
+        prio: measured.and_then(|t| t.prio_at(ts)).or(a.prio),
         deadline_miss: None,
         nested: a.nested,
     }

@@ -238,14 +238,6 @@ pub fn walk<'d, S: Sink<'d>>(
         Kind::Array { elem, len } => list(elem, *len, name, cur, st, sink)?,
         Kind::Sequence { elem, len } => {
             let n = length(st, *len, cur.pos)?;
-            // Even an empty element takes a bit; a length larger than what is
-            // left is corrupt data, not a reason to loop for a long time.
-            if n > cur.end - cur.pos && elem.fixed_bits != Some(0) {
-                return fail(
-                    cur.pos,
-                    format!("sequence length {n} exceeds what is left of the packet"),
-                );
-            }
             list(elem, n, name, cur, st, sink)?;
         }
         Kind::Variant {
@@ -278,6 +270,15 @@ fn list<'d, S: Sink<'d>>(
     st: &mut State<'_>,
     sink: &mut S,
 ) -> Result<(), DecodeError> {
+    // Every element takes at least a bit, or is empty: either way a count
+    // above the bits left is corrupt data (or an absurd declaration), not a
+    // reason to loop for a long time.
+    if n > cur.end - cur.pos {
+        return fail(
+            cur.pos,
+            format!("{n} elements cannot fit in what is left of the packet"),
+        );
+    }
     sink.open(name, true);
     for _ in 0..n {
         walk(elem, None, cur, st, sink)?;

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CtfError {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}:{line}: {message}", path.display())]
     Metadata {
@@ -26,10 +26,10 @@ pub enum CtfError {
 }
 
 impl CtfError {
-    pub fn io(path: &Path, source: std::io::Error) -> Self {
+    pub fn io(path: &Path, error: std::io::Error) -> Self {
         CtfError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 }

@@ -138,23 +138,30 @@ pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
         .clocks
         .iter()
         .map(|c| {
-            // Some producers put nanoseconds in `offset_s`; the product then
+            // Some producers put nanoseconds in `offset_s`; the offset then
             // leaves the 64-bit range of ns-from-origin. Trace Compass ignores
             // such an offset and so do we, saying so.
-            let seconds_ns = c.offset_s * 1_000_000_000;
-            let seconds_ns = if i64::try_from(seconds_ns).is_ok() {
-                seconds_ns
-            } else {
-                warnings.push(format!(
-                    "clock `{}`: offset_s = {} s is beyond the 64-bit nanosecond range; ignored",
-                    c.name, c.offset_s
-                ));
-                0
-            };
+            let seconds_ns = c
+                .offset_s
+                .checked_mul(1_000_000_000)
+                .filter(|ns| i64::try_from(*ns).is_ok());
+            let cycles_ns = c
+                .offset
+                .checked_mul(1_000_000_000)
+                .map(|ns| ns / c.freq as i128)
+                .filter(|ns| i64::try_from(*ns).is_ok());
+            for (what, ok, value) in [("offset_s", seconds_ns.is_some(), c.offset_s), ("offset", cycles_ns.is_some(), c.offset)] {
+                if !ok {
+                    warnings.push(format!(
+                        "clock `{}`: {what} = {value} is beyond the 64-bit nanosecond range; ignored",
+                        c.name
+                    ));
+                }
+            }
             Clock {
                 name: c.name.clone(),
                 freq: c.freq,
-                offset_ns: seconds_ns + c.offset * 1_000_000_000 / c.freq as i128,
+                offset_ns: seconds_ns.unwrap_or(0) + cycles_ns.unwrap_or(0),
             }
         })
         .collect();

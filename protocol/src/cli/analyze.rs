@@ -125,7 +125,7 @@ impl WithSource for Analyze {
     }
 }
 
-fn chosen<'e>(executions: &'e Executions, sort: SortKey, top: Option<usize>) -> Vec<&'e Execution> {
+fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {
     let mut v = executions.sorted(sort);
     if let Some(n) = top {
         v.truncate(n);
@@ -233,7 +233,7 @@ fn write_table(
     }
     writeln!(
         out,
-        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5} {}",
+        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5}",
         "rank",
         "index",
         "start (s)",
@@ -246,7 +246,6 @@ fn write_table(
         "comm",
         "cpus",
         "prio",
-        ""
     )?;
     for (rank, e) in rows.iter().enumerate() {
         let start = (e.start - origin) as f64 / 1e9;
