@@ -6,7 +6,7 @@
 //! else its starting thread. Times come from the model's cumulative per-thread
 //! totals, so measuring costs two snapshots, not a walk over intervals.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -175,7 +175,7 @@ impl ExecutionAnalysis {
             target,
             machines: Machines {
                 names,
-                active: HashMap::new(),
+                active: HashMap::default(),
                 done: Vec::new(),
                 incomplete: 0,
                 max,
@@ -215,7 +215,7 @@ fn start_active(ts: i64, start_tid: i64, tid: i64, model: &KernelModel) -> Activ
         step: 1,
         start: ts,
         start_tid,
-        start_comm: comm(model, start_tid),
+        start_comm: comm(model, start_tid).to_string(),
         tid,
         snapshot: t.map(|t| t.totals_at(ts)).unwrap_or_default(),
         cpus: running_on.map_or(0, cpu_bit),
@@ -251,7 +251,7 @@ fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> E
         start_tid: a.start_tid,
         end_tid,
         start_comm: a.start_comm,
-        end_comm: comm(model, end_tid),
+        end_comm: comm(model, end_tid).to_string(),
         tid: a.tid,
         cpus: (0..64).filter(|c| a.cpus & (1 << c) != 0).collect(),
         prio: measured.and_then(|t| t.prio_at(ts)).or(a.prio),
@@ -280,7 +280,7 @@ fn pick(
         let Some(tid) = route(p, ev, thread) else {
             continue;
         };
-        if threads.is_some_and(|f| !f.matches(tid, &comm(model, tid))) || !accepts(p, ev, tid) {
+        if threads.is_some_and(|f| !f.matches(tid, comm(model, tid))) || !accepts(p, ev, tid) {
             continue;
         }
         let step = step_of(tid);
@@ -395,7 +395,7 @@ impl Machines {
         // The end first: with `chained`, the same event then starts the next.
         if self.names[1] == ev.name {
             if let Some(tid) = route(end, ev, thread) {
-                if end_threads.matches(tid, &comm(model, tid)) && accepts(end, ev, tid) {
+                if end_threads.matches(tid, comm(model, tid)) && accepts(end, ev, tid) {
                     if let Some(a) = self.active.remove(&key(tid)) {
                         self.done.push(finish_active(a, ev.ts, ethread, model));
                         if chained && self.room() {
@@ -417,7 +417,7 @@ impl Machines {
             let Some(tid) = route(start, ev, thread) else {
                 return;
             };
-            if !start_threads.matches(tid, &comm(model, tid))
+            if !start_threads.matches(tid, comm(model, tid))
                 || !accepts(start, ev, tid)
                 || !self.room()
             {
@@ -509,11 +509,8 @@ fn cpu_bit(cpu: u32) -> u64 {
     }
 }
 
-fn comm(model: &KernelModel, tid: i64) -> String {
-    model
-        .thread(tid)
-        .map(|t| t.comm.clone())
-        .unwrap_or_default()
+fn comm(model: &KernelModel, tid: i64) -> &str {
+    model.thread(tid).map_or("", |t| t.comm.as_str())
 }
 
 /// The thread an event counts for: the `$tid` field's value, else its own.

@@ -4,7 +4,7 @@
 //! threads and priority changes, never with events. A thread's state is
 //! dropped at `sched_process_free`, so a reused TID starts afresh.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::Payload;
 use super::vocabulary::{kernel_prio, runnable_from_int, runnable_from_letters, Kind, Tracer};

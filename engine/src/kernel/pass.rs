@@ -5,7 +5,7 @@
 //! scheduling events, and the names analyses ask for); for the rest, the
 //! pass touches the time and class only. Per-class decisions are made once.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::{Fields, NameSink, Payload};
 use super::model::{KEvent, KernelModel};
@@ -56,7 +56,7 @@ pub fn run<S: EventSource>(
     analyses: &mut [&mut dyn Analysis],
     mut progress: impl FnMut(u64, u64),
 ) -> Result<PassSummary, ReadError> {
-    let mut classes: HashMap<u64, ClassInfo> = HashMap::new();
+    let mut classes: HashMap<u64, ClassInfo> = HashMap::default();
     let mut fields = Fields::default();
     let mut summary = PassSummary::default();
     while source.advance()? {

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use serde_json::json;
+use serde::Serialize;
 use sextant_engine::analysis::executions::{
     Execution, ExecutionAnalysis, Executions, SortKey, Target,
 };
@@ -141,21 +141,40 @@ fn write_json(
     sort: SortKey,
     top: Option<usize>,
 ) -> anyhow::Result<()> {
-    let doc = json!({
-        "model": executions.name,
-        "executions": chosen(executions, sort, top),
-        "stats": executions.stats(),
-        "incomplete": executions.incomplete,
-        "deadline": executions.deadline,
-        "trace": {
-            "events": summary.events,
-            "decoded": summary.decoded,
-            "start": summary.first_ts,
-            "end": summary.last_ts,
-            "repairs": summary.repairs,
-            "warnings": warnings,
+    // Serialized straight from the executions: no intermediate JSON tree.
+    #[derive(Serialize)]
+    struct Trace<'a> {
+        events: u64,
+        decoded: u64,
+        start: Option<i64>,
+        end: i64,
+        repairs: u64,
+        warnings: &'a [String],
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        model: &'a str,
+        executions: Vec<&'a Execution>,
+        stats: Option<Stats>,
+        incomplete: u64,
+        deadline: Option<i64>,
+        trace: Trace<'a>,
+    }
+    let doc = Doc {
+        model: &executions.name,
+        executions: chosen(executions, sort, top),
+        stats: executions.stats(),
+        incomplete: executions.incomplete,
+        deadline: executions.deadline,
+        trace: Trace {
+            events: summary.events,
+            decoded: summary.decoded,
+            start: summary.first_ts,
+            end: summary.last_ts,
+            repairs: summary.repairs,
+            warnings,
         },
-    });
+    };
     serde_json::to_writer(&mut *out, &doc)?;
     writeln!(out)?;
     Ok(())
