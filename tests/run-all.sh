@@ -19,4 +19,9 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo test"
-cargo test --workspace --release
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --release 2>&1 | tee "$log"
+# One closing line for the whole run, summed over every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log"
