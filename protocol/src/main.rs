@@ -1,7 +1,9 @@
 //! The `sextant` command: analyses on the command line and the server.
 
 mod cli;
+mod http;
 mod jsonl;
+mod service;
 
 use std::process::ExitCode;
 

@@ -4,6 +4,7 @@ mod analyze;
 mod discover;
 mod dump;
 mod progress;
+mod serve;
 
 use std::path::PathBuf;
 
@@ -61,6 +62,8 @@ enum Command {
     },
     /// Suggest execution models: frequent event patterns of threads (MANEPI).
     Discover(discover::Request),
+    /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
+    Serve(serve::Request),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -110,5 +113,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
         }),
         Command::Discover(req) => discover::run(req),
+        Command::Serve(req) => serve::run(req),
     }
 }

@@ -1,0 +1,490 @@
+//! `sextant serve` end to end over HTTP: the real binary on a free loopback
+//! port, the VS Code Trace Viewer's call sequence (../shared/notes/TSP.md)
+//! replayed on fixtures/scenario-a/ctf, values checked against `sextant dump`
+//! and `sextant analyze`, and the error paths.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{repo_root, sextant};
+use serde_json::{json, Value};
+
+const THREAD_STATUS: &str =
+    "org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider";
+const HISTOGRAM: &str =
+    "org.eclipse.tracecompass.internal.tmf.core.histogram.HistogramDataProvider";
+
+/// The server process, killed when dropped (also when a test fails).
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `sextant serve --port 0` in the repository root and reads the
+    /// address it prints.
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+            .args(["serve", "--port", "0"])
+            .current_dir(repo_root())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting sextant serve");
+        let stderr = child.stderr.take().expect("piped");
+        let mut server = Server {
+            child,
+            addr: String::new(),
+        };
+        let mut lines = BufReader::new(stderr).lines();
+        let first = lines
+            .next()
+            .expect("sextant serve printed nothing")
+            .expect("reading its stderr");
+        let url = first
+            .split("http://")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        server.addr = url.split('/').next().unwrap().to_string();
+        // Keep draining stderr so that the server never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        server
+    }
+
+    fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+        let (status, text) = self.raw(method, path, body);
+        let v = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {text}"));
+        (status, v)
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; (status, body).
+    fn raw(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).expect("connecting to the server");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let body = body.unwrap_or("");
+        let req = format!(
+            "{method} /tsp/api{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        // The server may answer (413) and close before reading it all.
+        let _ = s.write_all(req.as_bytes());
+        let mut resp = Vec::new();
+        let _ = s.read_to_end(&mut resp);
+        let text = String::from_utf8(resp).expect("UTF-8 response");
+        let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
+        let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        };
+        (status, body)
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.request("GET", path, None)
+    }
+
+    fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.request("POST", path, Some(&body.to_string()))
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = s.split_once("\r\n").expect("chunk size");
+        let n = usize::from_str_radix(size.trim(), 16).expect("hex chunk size");
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+}
+
+fn ts(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+/// Opens scenario-a as the viewer does and waits for the experiment to be
+/// indexed; (experiment UUID, experiment).
+fn open_scenario_a(srv: &Server, name: &str) -> (String, Value) {
+    let (st, trace) = srv.post(
+        "/traces",
+        &json!({"parameters": {"name": name, "uri": "fixtures/scenario-a/ctf"}}),
+    );
+    assert_eq!(st, 200, "{trace}");
+    let tuuid = trace["UUID"].as_str().unwrap().to_string();
+    let (st, exp) = srv.post(
+        "/experiments",
+        &json!({"parameters": {"name": format!("{name}-exp"), "traces": [tuuid]}}),
+    );
+    assert_eq!(st, 200, "{exp}");
+    let euuid = exp["UUID"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (st, exp) = srv.get(&format!("/experiments/{euuid}"));
+        assert_eq!(st, 200, "{exp}");
+        match exp["indexingStatus"].as_str().unwrap() {
+            "COMPLETED" => return (euuid, exp),
+            "RUNNING" => {
+                assert!(exp["statusMessage"].is_string());
+                assert!(Instant::now() < deadline, "indexing takes too long");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => panic!("indexing ended {other}: {exp}"),
+        }
+    }
+}
+
+fn dump_count() -> (u64, i64, i64) {
+    let fixture = repo_root().join("fixtures/scenario-a/ctf");
+    let out = sextant(&["dump", fixture.to_str().unwrap(), "--format", "none"]);
+    assert!(out.status.success());
+    // "N events, M fields decoded (checksum X), from A to B ns"
+    let text = String::from_utf8(out.stdout).unwrap();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let n = words[0].parse().unwrap();
+    let from = words.iter().position(|w| *w == "from").unwrap();
+    (
+        n,
+        words[from + 1].parse().unwrap(),
+        words[from + 3].parse().unwrap(),
+    )
+}
+
+#[test]
+fn viewer_sequence_on_scenario_a() {
+    let srv = Server::start();
+    let (st, health) = srv.get("/health");
+    assert_eq!((st, health), (200, json!({"status": "UP"})));
+    let (st, exps) = srv.get("/experiments");
+    assert_eq!((st, exps), (200, json!([])));
+
+    let (euuid, exp) = open_scenario_a(&srv, "scenario-a");
+    let (events, start, end) = dump_count();
+    assert_eq!(events, 3533);
+    assert_eq!(exp["nbEvents"].as_u64(), Some(events), "{exp}");
+    assert_eq!(ts(&exp["start"]), start);
+    assert_eq!(ts(&exp["end"]), end);
+    assert_eq!(exp["traces"][0]["indexingStatus"], "COMPLETED");
+
+    // Stable UUIDs: opening again gives the same ones.
+    let (st, again) = srv.post(
+        "/traces",
+        &json!({"parameters": {"name": "scenario-a", "uri": "fixtures/scenario-a/ctf"}}),
+    );
+    assert_eq!(st, 200);
+    assert_eq!(again["UUID"], exp["traces"][0]["UUID"]);
+
+    let base = format!("/experiments/{euuid}/outputs");
+    let (st, outputs) = srv.get(&base);
+    assert_eq!(st, 200);
+    let kinds: Vec<(&str, &str)> = outputs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["id"].as_str().unwrap(), o["type"].as_str().unwrap()))
+        .collect();
+    assert!(kinds.contains(&(THREAD_STATUS, "TIME_GRAPH")), "{outputs}");
+    assert!(kinds.contains(&(HISTOGRAM, "TREE_TIME_XY")), "{outputs}");
+    let (st, markers) = srv.get(&format!("{base}/markerSets"));
+    assert_eq!(st, 200, "{markers}");
+
+    // Time graph: style, tree, states.
+    let (st, style) = srv.post(
+        &format!("{base}/{THREAD_STATUS}/style"),
+        &json!({"parameters": {}}),
+    );
+    assert_eq!(st, 200);
+    let styles = &style["model"]["styles"];
+    for key in ["running", "preempted", "blocked", "waiting_cpu"] {
+        let colour = styles[key]["values"]["background-color"].as_str();
+        assert!(colour.is_some_and(|c| c.starts_with('#')), "{key}: {style}");
+    }
+    let (st, tree) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/tree"),
+        &json!({"parameters": {"requested_timerange": {"start": start, "end": end}}}),
+    );
+    assert_eq!(st, 200);
+    assert_eq!(tree["status"], "COMPLETED");
+    let entries = tree["model"]["entries"].as_array().unwrap();
+    let rt_high: Vec<i64> = entries
+        .iter()
+        .filter(|e| e["labels"][0] == "rt_high")
+        .map(|e| ts(&e["id"]))
+        .collect();
+    assert!(!rt_high.is_empty(), "no rt_high thread in {tree}");
+    for e in entries {
+        let id = ts(&e["id"]);
+        assert!((0..1 << 31).contains(&id), "entry ids stay small: {id}");
+    }
+
+    // Full resolution (no nbTimes): rt_high's running states are exactly
+    // analyze's executions of the `running` preset. analyze matches the name
+    // at the time, so the states before the thread took the name rt_high
+    // (its first moments, under its parent's name) are extra.
+    let (st, states) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        &json!({"parameters": {"requested_timerange": {"start": start, "end": end},
+                               "requested_items": rt_high}}),
+    );
+    assert_eq!(st, 200);
+    let mut running = std::collections::BTreeSet::new();
+    for row in states["model"]["rows"].as_array().unwrap() {
+        let mut prev_end = i64::MIN;
+        for s in row["states"].as_array().unwrap() {
+            let (a, b) = (ts(&s["start"]), ts(&s["end"]));
+            assert!(
+                a < b && a >= prev_end,
+                "states in order, not overlapping: {s}"
+            );
+            prev_end = b;
+            if s["style"]["parentKey"] == "running" {
+                running.insert((a, b));
+            }
+        }
+    }
+    let fixture = repo_root().join("fixtures/scenario-a/ctf");
+    let out = sextant(&[
+        "analyze",
+        fixture.to_str().unwrap(),
+        "--preset",
+        "running",
+        "--process",
+        "^rt_high$",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let analyzed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let executions: std::collections::BTreeSet<(i64, i64)> = analyzed["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (ts(&e["start"]), ts(&e["end"])))
+        .collect();
+    assert!(executions.len() > 100);
+    let missing: Vec<_> = executions.difference(&running).collect();
+    assert!(
+        missing.is_empty(),
+        "executions without a running state: {missing:?}"
+    );
+    let first = executions.iter().next().unwrap().0;
+    let extra: Vec<_> = running
+        .difference(&executions)
+        .filter(|(_, b)| *b > first)
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "running states analyze does not see: {extra:?}"
+    );
+    let total = |set: &std::collections::BTreeSet<(i64, i64)>| -> i64 {
+        set.iter().map(|(a, b)| b - a).sum()
+    };
+    let expected: i64 = analyzed["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| ts(&e["running"]))
+        .sum();
+    assert_eq!(total(&executions), expected);
+    assert_eq!(
+        total(&running.intersection(&executions).copied().collect()),
+        expected,
+        "running time of rt_high: states vs analyze"
+    );
+
+    // A viewport of 500 pixels: no more than about 500 states per row.
+    let (st, states) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        &json!({"parameters": {"requested_timerange": {"start": start, "end": end, "nbTimes": 500},
+                               "requested_items": (0..entries.len() as i64).collect::<Vec<_>>()}}),
+    );
+    assert_eq!(st, 200);
+    let rows = states["model"]["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let n = row["states"].as_array().unwrap().len();
+        assert!(n <= 2 * 500 + 2, "{n} states for 500 pixels");
+    }
+
+    // Tooltip on a running state of rt_high.
+    let first_exec = &analyzed["executions"][0];
+    let t = (ts(&first_exec["start"]) + ts(&first_exec["end"])) / 2;
+    let (st, tip) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/tooltip"),
+        &json!({"parameters": {"requested_times": [t], "requested_items": [rt_high[0]],
+                 "requested_element": {"elementType": "state", "time": t, "duration": 0}}}),
+    );
+    assert_eq!(st, 200, "{tip}");
+    if rt_high.len() == 1 {
+        assert_eq!(tip["model"]["State"], "Running", "{tip}");
+    }
+
+    // Histogram: tree, then xy over the whole trace sums to the event count.
+    let (st, xytree) = srv.post(
+        &format!("{base}/XY/{HISTOGRAM}/tree"),
+        &json!({"parameters": {}}),
+    );
+    assert_eq!(st, 200);
+    let default: Vec<i64> = xytree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["isDefault"] == true)
+        .map(|e| ts(&e["id"]))
+        .collect();
+    assert!(!default.is_empty(), "{xytree}");
+    let (st, xy) = srv.post(
+        &format!("{base}/XY/{HISTOGRAM}/xy"),
+        &json!({"parameters": {"requested_timerange": {"start": start, "end": end, "nbTimes": 100},
+                               "requested_items": default}}),
+    );
+    assert_eq!(st, 200);
+    let series = &xy["model"]["series"][0];
+    let ys = series["yValues"].as_array().unwrap();
+    assert_eq!(ys.len(), 100);
+    assert_eq!(series["xValues"].as_array().unwrap().len(), 100);
+    let total: f64 = ys.iter().map(|y| y.as_f64().unwrap()).sum();
+    assert!(
+        (total - events as f64).abs() < 0.5,
+        "histogram total {total}"
+    );
+}
+
+#[test]
+fn error_paths() {
+    let srv = Server::start();
+    let unknown = "00000000-0000-0000-0000-000000000000";
+    for path in [
+        format!("/traces/{unknown}"),
+        format!("/experiments/{unknown}"),
+        format!("/experiments/{unknown}/outputs"),
+        "/experiments/not-a-uuid".to_string(),
+    ] {
+        let (st, e) = srv.get(&path);
+        assert_eq!(st, 404, "{path}: {e}");
+        assert!(e["title"].is_string() && e["detail"].is_string(), "{e}");
+    }
+    let (st, _) = srv.request("DELETE", &format!("/traces/{unknown}"), None);
+    assert_eq!(st, 404);
+    let (st, e) = srv.request("PUT", "/traces", Some("{}"));
+    assert_eq!(st, 405, "{e}");
+    let (st, e) = srv.get("/no/such/endpoint");
+    assert_eq!(st, 404, "{e}");
+
+    // Malformed bodies: 400 naming the field.
+    let (st, e) = srv.request("POST", "/traces", Some("{not json"));
+    assert_eq!(st, 400, "{e}");
+    let (st, e) = srv.post("/traces", &json!({"parameters": {"name": "x"}}));
+    assert_eq!(st, 400);
+    assert!(
+        e["detail"].as_str().unwrap().contains("parameters.uri"),
+        "{e}"
+    );
+    let (st, e) = srv.post("/traces", &json!({"name": "x"}));
+    assert_eq!(st, 400);
+    assert!(e["detail"].as_str().unwrap().contains("parameters"), "{e}");
+    let (st, e) = srv.post("/experiments", &json!({"parameters": {"name": "x"}}));
+    assert_eq!(st, 400);
+    assert!(
+        e["detail"].as_str().unwrap().contains("parameters.traces"),
+        "{e}"
+    );
+    let (st, e) = srv.post(
+        "/experiments",
+        &json!({"parameters": {"name": "x", "traces": [unknown]}}),
+    );
+    assert_eq!(st, 404, "{e}");
+
+    // Outside the allowed roots.
+    let (st, e) = srv.post("/traces", &json!({"parameters": {"uri": "/etc"}}));
+    assert_eq!(st, 403, "{e}");
+    let (st, e) = srv.post(
+        "/traces",
+        &json!({"parameters": {"uri": "fixtures/../../../../etc"}}),
+    );
+    assert_eq!(st, 403, "{e}");
+    let (st, e) = srv.post(
+        "/traces",
+        &json!({"parameters": {"uri": "fixtures/no-such-trace"}}),
+    );
+    assert_eq!(st, 404, "{e}");
+
+    // A name clash with another path: 409 with the existing trace.
+    let (euuid, _) = open_scenario_a(&srv, "clash");
+    let (st, e) = srv.post(
+        "/traces",
+        &json!({"parameters": {"name": "clash", "uri": "fixtures/scenario-a"}}),
+    );
+    assert_eq!(st, 409, "{e}");
+    assert_eq!(e["trace"]["name"], "clash");
+
+    // Data requests: bad parameters, unknown outputs.
+    let base = format!("/experiments/{euuid}/outputs");
+    let (st, e) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        &json!({"parameters": {"requested_items": [0]}}),
+    );
+    assert_eq!(st, 400);
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("parameters.requested_timerange"),
+        "{e}"
+    );
+    let (st, e) = srv.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        &json!({"parameters": {"requested_timerange": {"start": 0, "end": "soon"}}}),
+    );
+    assert_eq!(st, 400);
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("parameters.requested_timerange.end"),
+        "{e}"
+    );
+    let (st, _) = srv.post(
+        &format!("{base}/timeGraph/no.such.output/tree"),
+        &json!({"parameters": {}}),
+    );
+    assert_eq!(st, 404);
+
+    // Body size limit.
+    let big = format!("{{\"parameters\":{{\"uri\":\"{}\"}}}}", "x".repeat(2 << 20));
+    let (st, _) = srv.raw("POST", "/traces", Some(&big));
+    assert_eq!(st, 413);
+
+    // A trace in use cannot be deleted; after its experiment, it can.
+    let (_, exp) = srv.get(&format!("/experiments/{euuid}"));
+    let tuuid = exp["traces"][0]["UUID"].as_str().unwrap().to_string();
+    let (st, _) = srv.request("DELETE", &format!("/traces/{tuuid}"), None);
+    assert_eq!(st, 409);
+    let (st, _) = srv.request("DELETE", &format!("/experiments/{euuid}"), None);
+    assert_eq!(st, 200);
+    let (st, _) = srv.request("DELETE", &format!("/traces/{tuuid}"), None);
+    assert_eq!(st, 200);
+    let (st, list) = srv.get("/traces");
+    assert_eq!((st, list), (200, json!([])));
+}
