@@ -1,14 +1,97 @@
-//! The episodes the search ends on, kept flat; of those, the maximal ones
-//! (no subsequence of another), ranked.
+//! The frequent episodes as the search finds them, as a prefix tree; which
+//! of them are maximal; their ranking.
 //!
-//! Every frequent episode is a prefix of one the search ends on (one without
-//! a frequent extension), so comparing those among themselves is enough.
+//! An episode the search ends on (no frequent extension at its end) is
+//! maximal unless inserting one type elsewhere in it gives a frequent
+//! episode: if it is a subsequence of a frequent `α`, inserting one of `α`'s
+//! missing types at its place in `α` gives a subsequence of `α`, frequent too.
+//! Such an insertion before the `i`-th type starts with the first `i` types
+//! followed by the inserted one, so it is a node of the tree below that
+//! prefix: a few walks down the tree decide.
 
 use std::cmp::Ordering;
 
-/// Episodes of dense type ids, with their support and span.
+/// Frequent episodes of dense type ids: node 0 is the empty episode, each
+/// node's children (its frequent extensions by one type) are contiguous and
+/// ascend by type.
+#[derive(Debug)]
+pub(super) struct Tree {
+    nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    ty: u32,
+    first: u32,
+    len: u32,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        Tree {
+            nodes: vec![Node {
+                ty: u32::MAX,
+                first: 0,
+                len: 0,
+            }],
+        }
+    }
+
+    /// Gives `n` its children, of `types` (ascending); the first child's node.
+    pub fn add_children(&mut self, n: u32, types: impl ExactSizeIterator<Item = u32>) -> u32 {
+        let first = self.nodes.len() as u32;
+        self.nodes[n as usize].first = first;
+        self.nodes[n as usize].len = types.len() as u32;
+        self.nodes.extend(types.map(|ty| Node {
+            ty,
+            first: 0,
+            len: 0,
+        }));
+        first
+    }
+
+    fn children(&self, n: u32) -> &[Node] {
+        let n = self.nodes[n as usize];
+        &self.nodes[n.first as usize..(n.first + n.len) as usize]
+    }
+
+    fn child(&self, n: u32, ty: u32) -> Option<u32> {
+        let first = self.nodes[n as usize].first;
+        self.children(n)
+            .binary_search_by_key(&ty, |c| c.ty)
+            .ok()
+            .map(|i| first + i as u32)
+    }
+
+    /// Whether `ep`, an episode without a frequent extension at its end, is
+    /// a subsequence of another frequent episode.
+    fn extensible(&self, ep: &[u32]) -> bool {
+        let mut prefix = 0;
+        for (i, &next) in ep.iter().enumerate() {
+            for (k, c) in self.children(prefix).iter().enumerate() {
+                if c.ty == next || ep.contains(&c.ty) {
+                    continue;
+                }
+                let inserted = self.nodes[prefix as usize].first + k as u32;
+                if ep[i..]
+                    .iter()
+                    .try_fold(inserted, |n, &ty| self.child(n, ty))
+                    .is_some()
+                {
+                    return true;
+                }
+            }
+            prefix = self
+                .child(prefix, next)
+                .expect("every prefix of a found episode is in the tree");
+        }
+        false
+    }
+}
+
+/// The episodes the search ended on, with their support and span.
 #[derive(Debug, Default)]
-pub(super) struct Episodes {
+pub(super) struct Ends {
     elems: Vec<u32>,
     items: Vec<Item>,
 }
@@ -21,7 +104,7 @@ struct Item {
     span: u64,
 }
 
-impl Episodes {
+impl Ends {
     pub fn push(&mut self, episode: &[u32], support: u32, span: u64) {
         let from = self.elems.len();
         self.elems.extend_from_slice(episode);
@@ -39,28 +122,12 @@ impl Episodes {
         (&self.elems[it.from..it.to], it.support, it.span)
     }
 
-    fn episode(&self, i: usize) -> &[u32] {
-        self.get(i).0
-    }
-
-    /// Indices of the episodes that are no subsequence of another, best
-    /// first: higher support, then longer, then smaller span, then by ids.
-    pub fn maximal_ranked(&self) -> Vec<usize> {
-        let mut by_len: Vec<usize> = (0..self.items.len()).collect();
-        by_len.sort_by_key(|&i| std::cmp::Reverse(self.episode(i).len()));
-        // A subsequence of a dropped episode is one of a kept one too.
-        let mut kept: Vec<(usize, u128)> = Vec::new();
-        for i in by_len {
-            let ep = self.episode(i);
-            let m = mask(ep);
-            let contained = kept
-                .iter()
-                .any(|&(k, km)| m & !km == 0 && is_subsequence(ep, self.episode(k)));
-            if !contained {
-                kept.push((i, m));
-            }
-        }
-        let mut out: Vec<usize> = kept.into_iter().map(|(i, _)| i).collect();
+    /// Indices of the maximal episodes, best first: higher support, then
+    /// longer, then smaller span, then by ids.
+    pub fn maximal_ranked(&self, tree: &Tree) -> Vec<usize> {
+        let mut out: Vec<usize> = (0..self.items.len())
+            .filter(|&i| !tree.extensible(self.get(i).0))
+            .collect();
         out.sort_by(|&a, &b| self.rank(a, b));
         out
     }
@@ -73,19 +140,4 @@ impl Episodes {
             .then(pa.cmp(&pb))
             .then_with(|| ea.cmp(eb))
     }
-}
-
-/// The types of an episode as bits (id modulo 128): a subsequence's bits are
-/// a subset of the sequence's.
-fn mask(ep: &[u32]) -> u128 {
-    ep.iter().fold(0, |m, &e| m | 1 << (e % 128))
-}
-
-/// Whether `a` is a proper subsequence of `b`.
-fn is_subsequence(a: &[u32], b: &[u32]) -> bool {
-    if a.len() >= b.len() {
-        return false;
-    }
-    let mut rest = b.iter();
-    a.iter().all(|x| rest.any(|y| y == x))
 }

@@ -15,7 +15,7 @@
 use std::time::{Duration, Instant};
 
 use super::collect::Sequences;
-use super::maximal::Episodes;
+use super::maximal::{Ends, Tree};
 
 /// How frequent an episode must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,9 @@ pub struct Params {
     /// Canonical names: every episode starts with one of them (with any
     /// event when empty).
     pub start_events: Vec<String>,
-    /// The search stops after this long, keeping what it found (`partial`).
+    /// The search stops after this long, keeping what it found (`partial`):
+    /// maximal among the episodes found, which a complete search might
+    /// show to be part of longer ones.
     pub time_limit: Option<Duration>,
 }
 
@@ -101,28 +103,30 @@ pub fn mine(seqs: &Sequences, params: &Params) -> Mined {
         min,
         deadline: params.time_limit.map(|l| started + l),
         levels: Vec::new(),
-        found: Episodes::default(),
+        tree: Tree::new(),
+        ends: Ends::default(),
         episode: Vec::new(),
         evaluated: 0,
         stopped: false,
     };
     let all: Vec<u32> = (0..index.type_of.len() as u32).collect();
-    for r in roots {
+    let first = search.tree.add_children(0, roots.iter().copied());
+    for (node, &r) in (first..).zip(&roots) {
         let mo: Vec<Occ> = index.pos[r as usize].iter().map(|&p| (p, p)).collect();
         let n = mo.len() as u32;
         search.episode.push(r);
-        search.grow(0, &mo, n, u64::from(n), &all);
+        search.grow(node, 0, &mo, n, u64::from(n), &all);
         search.episode.pop();
         if search.stopped {
             break;
         }
     }
     let patterns = search
-        .found
-        .maximal_ranked()
+        .ends
+        .maximal_ranked(&search.tree)
         .into_iter()
         .map(|i| {
-            let (episode, support, span) = search.found.get(i);
+            let (episode, support, span) = search.ends.get(i);
             Pattern {
                 events: episode
                     .iter()
@@ -200,8 +204,10 @@ struct Search<'a> {
     deadline: Option<Instant>,
     /// Minimal occurrences of the frequent children, one buffer per depth.
     levels: Vec<Vec<Occ>>,
-    /// Frequent episodes without a frequent extension.
-    found: Episodes,
+    /// Every frequent episode found.
+    tree: Tree,
+    /// Those without a frequent extension at their end.
+    ends: Ends,
     /// The episode being grown (dense ids).
     episode: Vec<u32>,
     evaluated: u64,
@@ -219,9 +225,17 @@ struct Child {
 }
 
 impl Search<'_> {
-    /// Grows `self.episode` (frequent, with minimal occurrences `mo`) by each
-    /// type of `cands` not already its last.
-    fn grow(&mut self, depth: usize, mo: &[Occ], support: u32, span: u64, cands: &[u32]) {
+    /// Grows `self.episode` (frequent, node `node` of the tree, with minimal
+    /// occurrences `mo`) by each type of `cands` not already its last.
+    fn grow(
+        &mut self,
+        node: u32,
+        depth: usize,
+        mo: &[Occ],
+        support: u32,
+        span: u64,
+        cands: &[u32],
+    ) {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.stopped = true;
             return;
@@ -238,14 +252,10 @@ impl Search<'_> {
             for &e in cands.iter().filter(|&&e| e != last) {
                 self.evaluated += 1;
                 let from = buf.len();
-                extend(
-                    mo,
-                    &self.index.pos[e as usize],
-                    &self.index.bounds,
-                    &mut buf,
-                );
-                let (support, span) = count(&buf[from..]);
-                if support >= self.min {
+                let pos = &self.index.pos[e as usize];
+                if let Some((support, span)) =
+                    extend(mo, pos, &self.index.bounds, self.min, &mut buf)
+                {
                     children.push(Child {
                         last: e,
                         from,
@@ -253,18 +263,24 @@ impl Search<'_> {
                         support,
                         span,
                     });
-                } else {
-                    buf.truncate(from);
                 }
             }
         }
         if children.is_empty() {
-            self.found.push(&self.episode, support, span);
+            self.ends.push(&self.episode, support, span);
         } else {
             let next: Vec<u32> = children.iter().map(|c| c.last).collect();
-            for c in &children {
+            let first = self.tree.add_children(node, next.iter().copied());
+            for (child, c) in (first..).zip(&children) {
                 self.episode.push(c.last);
-                self.grow(depth + 1, &buf[c.from..c.to], c.support, c.span, &next);
+                self.grow(
+                    child,
+                    depth + 1,
+                    &buf[c.from..c.to],
+                    c.support,
+                    c.span,
+                    &next,
+                );
                 self.episode.pop();
                 if self.stopped {
                     break;
@@ -276,26 +292,76 @@ impl Search<'_> {
 }
 
 /// Appends to `out` the minimal occurrences of `α·e`, from those of `α`
-/// (`mo`) and the positions of `e`.
-fn extend(mo: &[Occ], pos: &[u32], bounds: &[u32], out: &mut Vec<Occ>) {
+/// (`mo`) and the positions of `e`, and returns their support and span;
+/// `None` (and nothing appended) when the support cannot reach `min`.
+fn extend(
+    mo: &[Occ],
+    pos: &[u32],
+    bounds: &[u32],
+    min: u32,
+    out: &mut Vec<Occ>,
+) -> Option<(u32, u64)> {
     let from = out.len();
+    let mut greedy = Greedy::default();
+    // The last occurrence (`end == NONE`: none yet): a later start may still
+    // replace its own.
+    const NONE: u32 = u32::MAX;
+    let (mut start, mut end) = (0, NONE);
     let mut j = 0;
     let mut seq = 0;
-    for &(s, t) in mo {
-        j = first_after(pos, j, t);
-        let Some(&q) = pos.get(j) else { break };
-        while bounds[seq] <= s {
-            seq += 1;
+    let mut bound = bounds[0];
+    for (i, &(s, t)) in mo.iter().enumerate() {
+        // One more at most for each occurrence left, and the pending one.
+        if i % 64 == 0 && greedy.support + 1 + ((mo.len() - i) as u32) < min {
+            break;
         }
-        if q >= bounds[seq] {
+        if pos[j] <= t {
+            j = first_after(pos, j, t);
+            if j == pos.len() {
+                break;
+            }
+        }
+        let q = pos[j];
+        while bound <= s {
+            seq += 1;
+            bound = bounds[seq];
+        }
+        if q >= bound {
             continue;
         }
-        let n = out.len();
-        if n > from && out[n - 1].1 == q {
-            // The same `e` closes a later start: that one is the minimal.
-            out[n - 1].0 = s;
-        } else {
-            out.push((s, q));
+        // The same `e` closing a later start: that one is the minimal.
+        if q != end && end != NONE {
+            greedy.add(start, end);
+            out.push((start, end));
+        }
+        (start, end) = (s, q);
+    }
+    if end != NONE {
+        greedy.add(start, end);
+        out.push((start, end));
+    }
+    if greedy.support < min {
+        out.truncate(from);
+        return None;
+    }
+    Some((greedy.support, greedy.span))
+}
+
+/// The greedy choice of non-overlapping occurrences, fed by ascending end.
+#[derive(Default)]
+struct Greedy {
+    support: u32,
+    span: u64,
+    /// End of the last chosen, plus one (0: none yet).
+    next: u32,
+}
+
+impl Greedy {
+    fn add(&mut self, s: u32, t: u32) {
+        if s >= self.next {
+            self.support += 1;
+            self.span += u64::from(t - s + 1);
+            self.next = t + 1;
         }
     }
 }
@@ -313,20 +379,4 @@ fn first_after(pos: &[u32], mut j: usize, t: u32) -> usize {
     }
     let hi = hi.min(pos.len());
     j + pos[j..hi].partition_point(|&p| p <= t)
-}
-
-/// Support (greedy by earliest end over occurrences ascending by end) and
-/// the events those occurrences span.
-fn count(occ: &[Occ]) -> (u32, u64) {
-    let mut n = 0;
-    let mut span = 0;
-    let mut end = None;
-    for &(s, t) in occ {
-        if end.is_none_or(|e| s > e) {
-            n += 1;
-            span += u64::from(t - s + 1);
-            end = Some(t);
-        }
-    }
-    (n, span)
 }

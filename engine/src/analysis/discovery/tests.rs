@@ -214,12 +214,12 @@ impl Lcg {
 
 #[test]
 fn agrees_with_brute_force_on_random_sequences() {
-    let names = ["a", "b", "c", "d"];
+    let names = ["a", "b", "c", "d", "e"];
     let mut rng = Lcg(0x5eed);
-    for case in 0..400 {
-        let types = 1 + rng.below(4);
+    for case in 0..600 {
+        let types = 1 + rng.below(5);
         let threads = (0..1 + rng.below(3))
-            .map(|_| (0..rng.below(13)).map(|_| rng.below(types)).collect())
+            .map(|_| (0..rng.below(15)).map(|_| rng.below(types)).collect())
             .collect();
         let seqs = sequences(&names[..types as usize], threads);
         let min = 1 + rng.below(3);

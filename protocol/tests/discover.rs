@@ -1,0 +1,276 @@
+//! `sextant discover` on scenario (a): rt_high's periodic job (wake from
+//! `clock_nanosleep`, send a request on a message queue, receive the reply,
+//! sleep again) is what MANEPI finds, in both recordings (perf CTF and ftrace
+//! text), and the pattern it emits as a model finds one execution per period
+//! through `sextant analyze`.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{repo_root, sextant};
+use serde_json::Value;
+
+fn fixture(rel: &str) -> String {
+    let p: PathBuf = repo_root().join("fixtures").join(rel);
+    p.to_str().expect("a UTF-8 path").to_string()
+}
+
+/// Both recordings of scenario (a), with rt_high's thread id in each.
+fn scenario_a() -> [(String, i64); 2] {
+    [
+        (fixture("scenario-a/ctf"), 4611),
+        (fixture("scenario-a/trace.txt"), 4620),
+    ]
+}
+
+/// Periods in the ground truth (one row each).
+fn periods() -> usize {
+    let gt = std::fs::read_to_string(fixture("scenario-a/ground-truth.tsv")).unwrap();
+    gt.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("period"))
+        .count()
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = sextant(args);
+    assert!(
+        out.status.success(),
+        "sextant {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn run_err(args: &[&str]) -> String {
+    let out = sextant(args);
+    assert!(!out.status.success(), "sextant {args:?} should fail");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn discover_json(trace: &str, args: &[&str]) -> Value {
+    let mut all = vec!["discover", trace, "--format", "json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&run_ok(&all)).expect("discover --format json prints JSON")
+}
+
+fn events(pattern: &Value) -> Vec<&str> {
+    pattern["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect()
+}
+
+const JOB: [&str; 10] = [
+    "syscall_exit_clock_nanosleep",
+    "syscall_entry_mq_timedsend",
+    "sched_waking",
+    "sched_wakeup",
+    "syscall_exit_mq_timedsend",
+    "syscall_entry_mq_timedreceive",
+    "sched_switch",
+    "syscall_exit_mq_timedreceive",
+    "syscall_entry_clock_nanosleep",
+    "hrtimer_start",
+];
+
+/// rt_high's events in one period: the job, then the switch out in its sleep.
+const PERIOD: [&str; 11] = [
+    "syscall_exit_clock_nanosleep",
+    "syscall_entry_mq_timedsend",
+    "sched_waking",
+    "sched_wakeup",
+    "syscall_exit_mq_timedsend",
+    "syscall_entry_mq_timedreceive",
+    "sched_switch",
+    "syscall_exit_mq_timedreceive",
+    "syscall_entry_clock_nanosleep",
+    "hrtimer_start",
+    "sched_switch",
+];
+
+/// Whether `p` is one period read from any of its events: each of its ten
+/// event types once, in the order of a rotation of `PERIOD`.
+fn is_one_period(p: &[&str]) -> bool {
+    let n = PERIOD.len();
+    p.len() == JOB.len()
+        && (0..n).any(|r| {
+            let mut rotation = (0..n).map(|i| PERIOD[(r + i) % n]);
+            p.iter().all(|e| rotation.any(|x| x == *e))
+        })
+}
+
+#[test]
+fn the_periodic_job_is_the_top_pattern() {
+    for (trace, _) in scenario_a() {
+        let doc = discover_json(&trace, &["--process", "^rt_high$"]);
+        assert_eq!(doc["partial"], false, "{trace}");
+        let patterns = doc["patterns"].as_array().unwrap();
+        assert!(!patterns.is_empty(), "{trace}: no pattern");
+        // The default admits the 10 most frequent types: the job's.
+        let top = &patterns[0];
+        assert!(is_one_period(&events(top)), "{trace}: top pattern {top}");
+        assert!(top["support"].as_u64().unwrap() >= 99, "{trace}: {top}");
+        // Ranked by support, then length.
+        let keys: Vec<(u64, usize)> = patterns
+            .iter()
+            .map(|p| (p["support"].as_u64().unwrap(), events(p).len()))
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{trace}: {keys:?}");
+    }
+}
+
+#[test]
+fn starting_from_the_wakeup_gives_the_job_once_per_period() {
+    for (trace, _) in scenario_a() {
+        let doc = discover_json(
+            &trace,
+            &[
+                "--process",
+                "^rt_high$",
+                "--min-support",
+                "90",
+                "--start-event",
+                "syscall_exit_clock_nanosleep",
+            ],
+        );
+        let top = &doc["patterns"][0];
+        assert_eq!(events(top), JOB, "{trace}: {doc}");
+        // Every period but the last, which ends without sleeping again.
+        assert_eq!(
+            top["support"].as_u64().unwrap() as usize,
+            periods() - 1,
+            "{trace}"
+        );
+        // Raw (perf) spellings are accepted for start events.
+        let raw = discover_json(
+            &trace,
+            &[
+                "--process",
+                "^rt_high$",
+                "--min-support",
+                "90",
+                "--start-event",
+                "syscalls:sys_exit_clock_nanosleep",
+            ],
+        );
+        assert_eq!(raw["patterns"], doc["patterns"], "{trace}");
+    }
+}
+
+#[test]
+fn tid_and_process_select_the_same_thread() {
+    for (trace, tid) in scenario_a() {
+        let by_name = discover_json(&trace, &["--process", "^rt_high$"]);
+        let by_tid = discover_json(&trace, &["--tid", &tid.to_string()]);
+        assert_eq!(by_name["threads"], serde_json::json!([tid]), "{trace}");
+        assert_eq!(by_tid["threads"], serde_json::json!([tid]), "{trace}");
+        // By tid, the events before the thread took its name count too.
+        assert!(
+            by_tid["events"].as_u64() >= by_name["events"].as_u64(),
+            "{trace}"
+        );
+        assert_eq!(by_tid["patterns"][0], by_name["patterns"][0], "{trace}");
+    }
+}
+
+#[test]
+fn emitted_model_finds_the_periods_with_analyze() {
+    for (trace, _) in scenario_a() {
+        let model = run_ok(&["discover", &trace, "--process", "^rt_high$", "--emit-model"]);
+        let m: Value = serde_json::from_str(&model).unwrap();
+        assert_eq!(m["mode"], "same_tid");
+        assert_eq!(m["threads"]["process"], "^rt_high$");
+        let out = run_ok(&["analyze", &trace, "--model", &model, "--format", "json"]);
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        let n = doc["executions"].as_array().unwrap().len();
+        let p = periods();
+        assert!(
+            (p - 1..=p).contains(&n),
+            "{trace}: {n} executions for {p} periods"
+        );
+        // Each execution spans about one 10 ms period.
+        let p50 = doc["stats"]["p50"].as_i64().unwrap();
+        assert!(
+            (9_000_000..11_000_000).contains(&p50),
+            "{trace}: median {p50} ns"
+        );
+    }
+}
+
+#[test]
+fn limits_and_ranks() {
+    let trace = fixture("scenario-a/ctf");
+    let partial = discover_json(&trace, &["--process", "^rt_high$", "--time-limit", "0"]);
+    assert_eq!(partial["partial"], true);
+    let few = sextant(&[
+        "discover",
+        &trace,
+        "--process",
+        "^rt_high$",
+        "--max-events",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert!(few.status.success());
+    let doc: Value = serde_json::from_slice(&few.stdout).unwrap();
+    assert_eq!(doc["events"], 50);
+    assert!(String::from_utf8_lossy(&few.stderr).contains("--max-events"));
+    // Rank 2 is the second pattern of the list.
+    let list = discover_json(&trace, &["--process", "^rt_high$"]);
+    let second: Value = serde_json::from_str(&run_ok(&[
+        "discover",
+        &trace,
+        "--process",
+        "^rt_high$",
+        "--emit-model",
+        "--rank",
+        "2",
+    ]))
+    .unwrap();
+    let names: Vec<&str> = second["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, events(&list["patterns"][1]));
+}
+
+#[test]
+fn errors_say_what_is_wrong() {
+    let trace = fixture("scenario-a/ctf");
+    let e = run_err(&["discover", &trace]);
+    assert!(e.contains("--tid") && e.contains("--process"), "{e}");
+    let e = run_err(&["discover", &trace, "--process", "("]);
+    assert!(
+        e.contains("--process is not a valid regular expression"),
+        "{e}"
+    );
+    let e = run_err(&["discover", &trace, "--process", "^no_such_thread$"]);
+    assert!(e.contains("no event of the chosen threads"), "{e}");
+    let e = run_err(&[
+        "discover",
+        &trace,
+        "--tid",
+        "4611",
+        "--min-support",
+        "5",
+        "--top-elements",
+        "3",
+    ]);
+    assert!(e.contains("cannot be used with"), "{e}");
+    let e = run_err(&[
+        "discover",
+        &trace,
+        "--tid",
+        "4611",
+        "--emit-model",
+        "--rank",
+        "1000",
+    ]);
+    assert!(e.contains("no pattern of rank 1000"), "{e}");
+}
