@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting, lints, Rust unit and integration
-# tests (conformance against babeltrace2 on ../shared traces when present).
+# tests (conformance against babeltrace2 on ../shared traces when present), and
+# the Node end-to-end test of `sextant serve` with the real TypeScript client.
 # This is exactly what CI runs (.ci/run). It installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,8 +21,21 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo test"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+nodelog=$(mktemp)
+trap 'rm -f "$log" "$nodelog"' EXIT
 cargo test --workspace --release 2>&1 | tee "$log"
-# One closing line for the whole run, summed over every test binary.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log"
+# The real TypeScript client (tsp-typescript-client, what the VS Code Trace
+# Viewer uses) against the release binary built above. Its failures are
+# counted in the summary rather than stopping the script here.
+echo "== node tests (tests/node)"
+node_rc=0
+(cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
+# One closing line for the whole run, summed over every test binary and the
+# node test runner's "# pass N" / "# fail N" (a node step that fails before
+# reporting, e.g. npm ci, counts as one failure).
+awk -v node_rc="$node_rc" '
+     FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
+     FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; nf += $3 }
+     END { if (node_rc != 0 && nf == 0) f += 1
+           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog"

@@ -470,8 +470,35 @@ fn start_indexing(entry: Arc<TraceEntry>) {
 }
 
 /// A data response: `{"model", "status", "statusMessage"}`.
-pub fn data(model: Value, status: &str, message: impl Into<String>) -> Value {
+pub fn data(mut model: Value, status: &str, message: impl Into<String>) -> Value {
+    short_floats(&mut model);
     json!({"model": model, "status": status, "statusMessage": message.into()})
+}
+
+/// Fractional numbers written in at most 15 characters: json-bigint (the TS
+/// client's parser) hands any longer number to `BigInt()`, which throws on a
+/// fraction, and the whole response is lost (`29.042327880859375`).
+pub fn short_floats(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            if n.to_string().len() <= 15 {
+                return;
+            }
+            for digits in (1..15).rev() {
+                let r: f64 = format!("{:.*e}", digits - 1, f).parse().unwrap_or(f);
+                if let Some(m) = serde_json::Number::from_f64(r) {
+                    if m.to_string().len() <= 15 {
+                        *n = m;
+                        return;
+                    }
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(short_floats),
+        Value::Object(o) => o.values_mut().for_each(short_floats),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -480,6 +507,25 @@ mod tests {
 
     fn fixture() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenario-a/ctf")
+    }
+
+    #[test]
+    fn floats_stay_short() {
+        let mut v = json!([
+            29.042327880859375,
+            -0.000_123_456_789_012_345_67,
+            1.5,
+            376.0,
+            12345678901234567u64,
+            1e300 / 3.0
+        ]);
+        short_floats(&mut v);
+        assert_eq!(v[0].to_string(), "29.042327880859");
+        assert_eq!(v[2], json!(1.5));
+        assert_eq!(v[4], json!(12345678901234567u64));
+        for (i, x) in v.as_array().unwrap().iter().enumerate() {
+            assert!(i == 4 || x.to_string().len() <= 15, "{x}");
+        }
     }
 
     #[test]

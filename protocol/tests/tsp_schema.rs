@@ -1,0 +1,619 @@
+//! Every response body of `sextant serve` validates against the TSP 0.6.0
+//! OpenAPI document (../shared/specs/tsp-API.yaml; skipped when absent): the
+//! VS Code Trace Viewer's call sequence (../shared/notes/TSP.md) on
+//! fixtures/scenario-a/ctf, answers while indexing runs, and the error paths.
+//!
+//! The schema of each answer is the spec's own: the request path is matched
+//! against the spec's path templates, and the response schema of that
+//! method and status is taken (an error status the spec does not list is
+//! checked against `ErrorResponse` and reported; an undeclared success
+//! status fails). OpenAPI 3.0 schemas are turned into JSON Schema 2020-12
+//! (see `to_json_schema`) and validated with `$ref`s into the components.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::repo_root;
+use serde_json::{json, Value};
+
+const THREAD_STATUS: &str =
+    "org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider";
+const HISTOGRAM: &str =
+    "org.eclipse.tracecompass.internal.tmf.core.histogram.HistogramDataProvider";
+
+fn spec_path() -> PathBuf {
+    repo_root().join("../shared/specs/tsp-API.yaml")
+}
+
+// ----- the spec -----
+
+/// OpenAPI 3.0 schema → JSON Schema 2020-12, in place:
+/// - `nullable: true` → `null` added to `type`;
+/// - `oneOf` over plain types (StyleValue, MetadataValue: string | number |
+///   integer, generated with a wrong `type: object` beside) → `anyOf` without
+///   the `type`, since an integer is also a number;
+/// - `format: int32` / `int64` → the bounds they mean.
+fn to_json_schema(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.get("nullable") == Some(&Value::Bool(true)) {
+                o.remove("nullable");
+                if let Some(Value::String(t)) = o.get("type").cloned() {
+                    o.insert("type".into(), json!([t, "null"]));
+                }
+            }
+            let plain_one_of = o.get("oneOf").and_then(Value::as_array).is_some_and(|a| {
+                a.iter().all(|b| {
+                    b.get("$ref").is_none() && b.get("type").is_some_and(|t| t != "object")
+                })
+            });
+            if plain_one_of {
+                let branches = o.remove("oneOf").unwrap();
+                o.remove("type");
+                o.insert("anyOf".into(), branches);
+            }
+            match o.get("format").and_then(Value::as_str) {
+                Some("int32") => {
+                    o.insert("minimum".into(), json!(i32::MIN));
+                    o.insert("maximum".into(), json!(i32::MAX));
+                }
+                Some("int64") => {
+                    o.insert("minimum".into(), json!(i64::MIN));
+                    o.insert("maximum".into(), json!(i64::MAX));
+                }
+                _ => {}
+            }
+            o.values_mut().for_each(to_json_schema);
+        }
+        Value::Array(a) => a.iter_mut().for_each(to_json_schema),
+        _ => {}
+    }
+}
+
+struct Operation {
+    method: String,
+    segments: Vec<String>,
+    /// Status code → response schema.
+    responses: HashMap<u16, Value>,
+}
+
+struct Spec {
+    components: Value,
+    operations: Vec<Operation>,
+    validators: HashMap<String, jsonschema::Validator>,
+}
+
+impl Spec {
+    fn load() -> Option<Spec> {
+        let text = std::fs::read_to_string(spec_path()).ok()?;
+        let mut doc: Value = serde_norway::from_str(&text).expect("the spec is YAML");
+        to_json_schema(&mut doc);
+        let mut operations = Vec::new();
+        for (path, ops) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in ops.as_object().unwrap() {
+                let Some(responses) = op.get("responses").and_then(Value::as_object) else {
+                    continue;
+                };
+                let responses = responses
+                    .iter()
+                    .filter_map(|(code, r)| {
+                        let schema = r.pointer("/content/application~1json/schema")?;
+                        Some((code.parse().ok()?, schema.clone()))
+                    })
+                    .collect();
+                operations.push(Operation {
+                    method: method.to_uppercase(),
+                    segments: path.split('/').map(String::from).collect(),
+                    responses,
+                });
+            }
+        }
+        let components = json!({"schemas": doc["components"]["schemas"].clone()});
+        Some(Spec {
+            components,
+            operations,
+            validators: HashMap::new(),
+        })
+    }
+
+    /// The operation of `method path` (query string ignored): the matching
+    /// template with the most literal segments (`/outputs/markerSets` over
+    /// `/outputs/{outputId}`).
+    fn operation(&self, method: &str, path: &str) -> Option<&Operation> {
+        let path = path.split('?').next().unwrap();
+        let segs: Vec<&str> = path.split('/').collect();
+        self.operations
+            .iter()
+            .filter(|op| {
+                op.method == method
+                    && op.segments.len() == segs.len()
+                    && op
+                        .segments
+                        .iter()
+                        .zip(&segs)
+                        .all(|(t, s)| t.starts_with('{') || t == s)
+            })
+            .max_by_key(|op| op.segments.iter().filter(|t| !t.starts_with('{')).count())
+    }
+
+    /// Validates `body` against `schema` (which may `$ref` the components).
+    fn validate(&mut self, key: &str, schema: &Value, body: &Value) -> Vec<String> {
+        let components = &self.components;
+        let v = self.validators.entry(key.to_string()).or_insert_with(|| {
+            let mut root = schema.as_object().cloned().unwrap_or_default();
+            root.insert("components".into(), components.clone());
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .build(&Value::Object(root))
+                .unwrap_or_else(|e| panic!("{key}: the spec's schema does not compile: {e}"))
+        });
+        v.iter_errors(body)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect()
+    }
+}
+
+// ----- the server (as in tsp_http.rs) -----
+
+/// The server process, killed when dropped (also when a test fails).
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+            .args(["serve", "--port", "0"])
+            .current_dir(repo_root())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting sextant serve");
+        let stderr = child.stderr.take().expect("piped");
+        let mut server = Server {
+            child,
+            addr: String::new(),
+        };
+        let mut lines = BufReader::new(stderr).lines();
+        let first = lines
+            .next()
+            .expect("sextant serve printed nothing")
+            .expect("reading its stderr");
+        let url = first
+            .split("http://")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no address in {first:?}"));
+        server.addr = url.split('/').next().unwrap().to_string();
+        std::thread::spawn(move || for _ in lines {});
+        server
+    }
+
+    /// One HTTP/1.1 request on a fresh connection; (status, body).
+    fn raw(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).expect("connecting to the server");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let body = body.unwrap_or("");
+        let req = format!(
+            "{method} /tsp/api{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        let _ = s.write_all(req.as_bytes());
+        let mut resp = Vec::new();
+        let _ = s.read_to_end(&mut resp);
+        let text = String::from_utf8(resp).expect("UTF-8 response");
+        let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
+        let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        };
+        (status, body)
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = s.split_once("\r\n").expect("chunk size");
+        let n = usize::from_str_radix(size.trim(), 16).expect("hex chunk size");
+        if n == 0 {
+            return out;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+}
+
+// ----- requests, each answer checked -----
+
+struct Session {
+    srv: Server,
+    spec: Spec,
+    /// "METHOD template status" → how many answers were validated.
+    checked: HashMap<String, usize>,
+    failures: Vec<String>,
+    /// Error statuses the spec does not list for the operation.
+    undeclared: Vec<String>,
+}
+
+impl Session {
+    fn call(&mut self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let text = body.map(Value::to_string);
+        let (status, resp) = self.srv.raw(method, path, text.as_deref());
+        let what = format!("{method} {path} → {status}");
+        let Ok(v) = serde_json::from_str::<Value>(&resp) else {
+            self.failures.push(format!("{what}: not JSON: {resp}"));
+            return (status, Value::Null);
+        };
+        let Some(op) = self.spec.operation(method, path) else {
+            self.failures
+                .push(format!("{what}: the spec has no such operation"));
+            return (status, v);
+        };
+        let template = op.segments.join("/");
+        let schema = match op.responses.get(&status) {
+            Some(s) => s.clone(),
+            None if status >= 400 => {
+                self.undeclared
+                    .push(format!("{method} {template} → {status}"));
+                json!({"$ref": "#/components/schemas/ErrorResponse"})
+            }
+            None => {
+                self.failures.push(format!(
+                    "{what}: the spec lists no {status} answer ({:?})",
+                    op.responses.keys().collect::<Vec<_>>()
+                ));
+                return (status, v);
+            }
+        };
+        let key = format!("{method} {template} {status}");
+        let errors = self.spec.validate(&key, &schema, &v);
+        if !errors.is_empty() {
+            let mut shown = v.to_string();
+            if shown.len() > 600 {
+                let mut cut = 600;
+                while !shown.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                shown.truncate(cut);
+                shown.push('…');
+            }
+            self.failures
+                .push(format!("{what}: {errors:#?}\nbody: {shown}"));
+        }
+        *self.checked.entry(key).or_default() += 1;
+        (status, v)
+    }
+
+    fn get(&mut self, path: &str) -> (u16, Value) {
+        self.call("GET", path, None)
+    }
+
+    fn post(&mut self, path: &str, body: Value) -> (u16, Value) {
+        self.call("POST", path, Some(&body))
+    }
+
+    fn delete(&mut self, path: &str) -> (u16, Value) {
+        self.call("DELETE", path, None)
+    }
+}
+
+fn i(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+#[test]
+fn every_response_validates_against_the_tsp_schema() {
+    let Some(spec) = Spec::load() else {
+        eprintln!(
+            "skipped: {} is absent (../shared is not beside this checkout)",
+            spec_path().display()
+        );
+        return;
+    };
+    let mut s = Session {
+        srv: Server::start(),
+        spec,
+        checked: HashMap::new(),
+        failures: Vec::new(),
+        undeclared: Vec::new(),
+    };
+    let unknown = "00000000-0000-0000-0000-000000000000";
+
+    // 1. Health, identifier, the empty lists.
+    assert_eq!(s.get("/health").0, 200);
+    assert_eq!(s.get("/identifier").0, 200);
+    assert_eq!(s.get("/experiments").0, 200);
+    assert_eq!(s.get("/traces").0, 200);
+
+    // 2-3. Open the trace, create the experiment; ask for data at once,
+    // while indexing may still run (RUNNING answers validate too).
+    let fixture = repo_root().join("fixtures/scenario-a/ctf");
+    let (st, trace) = s.post(
+        "/traces",
+        json!({"parameters": {"name": "scenario-a", "uri": fixture.to_str().unwrap()}}),
+    );
+    assert_eq!(st, 200, "{trace}");
+    let tuuid = trace["UUID"].as_str().unwrap().to_string();
+    let (st, exp) = s.post(
+        "/experiments",
+        json!({"parameters": {"name": "scenario-a", "traces": [tuuid]}}),
+    );
+    assert_eq!(st, 200, "{exp}");
+    let euuid = exp["UUID"].as_str().unwrap().to_string();
+    let base = format!("/experiments/{euuid}/outputs");
+    let whole = json!({"start": 0, "end": i64::MAX / 2, "nbTimes": 10});
+    s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/tree"),
+        json!({"parameters": {"requested_timerange": whole}}),
+    );
+    s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        json!({"parameters": {"requested_timerange": whole, "requested_items": [0]}}),
+    );
+    s.post(
+        &format!("{base}/XY/{HISTOGRAM}/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/XY/{HISTOGRAM}/xy"),
+        json!({"parameters": {"requested_timerange": whole, "requested_items": [1]}}),
+    );
+    s.get(&format!("/traces/{tuuid}"));
+
+    // 4. Poll the experiment until indexed.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let exp = loop {
+        let (st, exp) = s.get(&format!("/experiments/{euuid}"));
+        assert_eq!(st, 200, "{exp}");
+        if exp["indexingStatus"] == "COMPLETED" {
+            break exp;
+        }
+        assert_eq!(exp["indexingStatus"], "RUNNING", "{exp}");
+        assert!(Instant::now() < deadline, "indexing takes too long");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (start, end) = (i(&exp["start"]), i(&exp["end"]));
+    s.get("/experiments");
+    s.get("/traces");
+    s.get(&format!("/traces/{tuuid}"));
+
+    // 5. Outputs, marker sets, annotation categories.
+    let (st, outputs) = s.get(&base);
+    assert_eq!(st, 200);
+    let ids: Vec<String> = outputs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(ids.iter().any(|x| x == THREAD_STATUS) && ids.iter().any(|x| x == HISTOGRAM));
+    s.get(&format!("{base}/markerSets"));
+    for id in &ids {
+        s.get(&format!("{base}/{id}"));
+        s.get(&format!("{base}/{id}/annotations"));
+        s.get(&format!("{base}/{id}/annotations?markerSetId=none"));
+        s.post(&format!("{base}/{id}/style"), json!({"parameters": {}}));
+    }
+
+    // 6. Time graph: tree, states per viewport, annotations, arrows, tooltip.
+    let range = json!({"start": start, "end": end});
+    let (st, tree) = s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/tree"),
+        json!({"parameters": {"requested_timerange": range}}),
+    );
+    assert_eq!(st, 200);
+    assert_eq!(tree["status"], "COMPLETED");
+    let rows: Vec<i64> = tree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| i(&e["id"]))
+        .collect();
+    let mid = (start + end) / 2;
+    for (a, b, n) in [
+        (start, end, Some(500)),
+        (mid, mid + (end - start) / 50, None),
+    ] {
+        let mut r = json!({"start": a, "end": b});
+        if let Some(n) = n {
+            r["nbTimes"] = json!(n);
+        }
+        let q = json!({"parameters": {"requested_timerange": r, "requested_items": rows}});
+        let (st, states) = s.post(
+            &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+            q.clone(),
+        );
+        assert_eq!(st, 200);
+        assert!(!states["model"]["rows"].as_array().unwrap().is_empty());
+        s.post(&format!("{base}/{THREAD_STATUS}/annotations"), q.clone());
+        s.post(&format!("{base}/timeGraph/{THREAD_STATUS}/arrows"), q);
+    }
+    for id in rows.iter().take(5) {
+        s.post(
+            &format!("{base}/timeGraph/{THREAD_STATUS}/tooltip"),
+            json!({"parameters": {"requested_times": [mid], "requested_items": [id],
+                   "requested_element": {"elementType": "state", "time": mid, "duration": 1}}}),
+        );
+    }
+    // With nothing to point at: an empty tooltip.
+    s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/tooltip"),
+        json!({"parameters": {}}),
+    );
+
+    // 7. XY: tree, then the checked entries (and all of them).
+    let (st, xytree) = s.post(
+        &format!("{base}/XY/{HISTOGRAM}/tree"),
+        json!({"parameters": {"requested_timerange": range}}),
+    );
+    assert_eq!(st, 200);
+    let entries = xytree["model"]["entries"].as_array().unwrap().clone();
+    let checked: Vec<i64> = entries
+        .iter()
+        .filter(|e| e["isDefault"] == true)
+        .map(|e| i(&e["id"]))
+        .collect();
+    let all: Vec<i64> = entries.iter().map(|e| i(&e["id"])).collect();
+    for items in [checked, all] {
+        let (st, xy) = s.post(
+            &format!("{base}/XY/{HISTOGRAM}/xy"),
+            json!({"parameters": {"requested_timerange": {"start": start, "end": end, "nbTimes": 300},
+                   "requested_items": items}}),
+        );
+        assert_eq!(st, 200);
+        assert!(!xy["model"]["series"].as_array().unwrap().is_empty());
+    }
+
+    // Error paths: every ErrorResponse has the spec's shape.
+    s.get(&format!("/traces/{unknown}"));
+    s.get(&format!("/experiments/{unknown}"));
+    s.get("/experiments/not-a-uuid");
+    s.get(&format!("/experiments/{unknown}/outputs"));
+    s.get(&format!("{base}/no.such.output"));
+    s.post("/traces", json!({"parameters": {"name": "x"}}));
+    s.post("/traces", json!({"parameters": {"uri": "/etc"}}));
+    s.post(
+        "/traces",
+        json!({"parameters": {"uri": "fixtures/no-such-trace"}}),
+    );
+    let (st, clash) = s.post(
+        "/traces",
+        json!({"parameters": {"name": "scenario-a", "uri": "fixtures/scenario-b/ctf"}}),
+    );
+    assert_eq!(st, 409, "{clash}");
+    s.post("/experiments", json!({"parameters": {"name": "x"}}));
+    s.post(
+        "/experiments",
+        json!({"parameters": {"name": "x", "traces": [unknown]}}),
+    );
+    let (st, _) = s.post(
+        "/experiments",
+        json!({"parameters": {"name": "scenario-a", "traces": [unknown]}}),
+    );
+    assert_eq!(st, 404);
+    s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        json!({"parameters": {"requested_items": [0]}}),
+    );
+    s.post(
+        &format!("{base}/timeGraph/{THREAD_STATUS}/states"),
+        json!({"parameters": {"requested_timerange": {"start": 0, "end": "soon"}}}),
+    );
+    s.post(
+        &format!("{base}/timeGraph/no.such.output/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/XY/{THREAD_STATUS}/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("/experiments/{unknown}/outputs/XY/{HISTOGRAM}/xy"),
+        json!({"parameters": {}}),
+    );
+    let (st, _) = s.delete(&format!("/traces/{tuuid}"));
+    assert_eq!(st, 409);
+    // Deleting: the experiment, then its trace.
+    assert_eq!(s.delete(&format!("/experiments/{euuid}")).0, 200);
+    assert_eq!(s.delete(&format!("/traces/{tuuid}")).0, 200);
+    assert_eq!(s.delete(&format!("/traces/{tuuid}")).0, 404);
+
+    let mut summary: Vec<_> = s.checked.iter().collect();
+    summary.sort();
+    for (k, n) in &summary {
+        eprintln!("validated {n:>3} × {k}");
+    }
+    s.undeclared.sort();
+    s.undeclared.dedup();
+    for u in &s.undeclared {
+        eprintln!("note: the spec does not list this status (checked as ErrorResponse): {u}");
+    }
+    assert!(
+        s.failures.is_empty(),
+        "{} answers do not validate:\n{}",
+        s.failures.len(),
+        s.failures.join("\n\n")
+    );
+    assert!(summary.len() >= 25, "too few kinds of answers checked");
+}
+
+/// The conversion keeps the spec's intent on the quirky schemas.
+#[test]
+fn openapi_quirks_are_converted() {
+    let mut v = json!({"type": "object", "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "integer"}],
+                       "properties": {"n": {"type": "integer", "format": "int32", "nullable": true}}});
+    to_json_schema(&mut v);
+    assert!(v.get("type").is_none() && v.get("oneOf").is_none());
+    assert_eq!(v["anyOf"].as_array().unwrap().len(), 3);
+    assert_eq!(v["properties"]["n"]["type"], json!(["integer", "null"]));
+    assert_eq!(v["properties"]["n"]["maximum"], json!(i32::MAX));
+    let mut refs = json!({"oneOf": [{"$ref": "#/a"}, {"$ref": "#/b"}]});
+    let before = refs.clone();
+    to_json_schema(&mut refs);
+    assert_eq!(refs, before);
+}
+
+/// The validation has teeth: wrong shapes of the spec's own models fail.
+#[test]
+fn wrong_shapes_are_rejected() {
+    let Some(mut spec) = Spec::load() else {
+        eprintln!("skipped: {} is absent", spec_path().display());
+        return;
+    };
+    let op = |spec: &Spec, m: &str, p: &str| spec.operation(m, p).unwrap().responses[&200].clone();
+    let base = "/experiments/9b8e5c1e-0000-4000-8000-000000000000/outputs";
+    let exp = op(&spec, "GET", "/experiments/x");
+    let good = json!({"UUID": "9b8e5c1e-0000-4000-8000-000000000000", "name": "e", "start": 1,
+                      "end": 2, "nbEvents": 3, "indexingStatus": "COMPLETED", "traces": []});
+    assert!(spec.validate("exp", &exp, &good).is_empty());
+    let mut bad = good.clone();
+    bad.as_object_mut().unwrap().remove("nbEvents");
+    assert!(!spec.validate("exp", &exp, &bad).is_empty());
+    let mut bad = good.clone();
+    bad["UUID"] = json!("not-a-uuid");
+    assert!(!spec.validate("exp", &exp, &bad).is_empty());
+
+    let states = op(&spec, "POST", &format!("{base}/timeGraph/x/states"));
+    let good = json!({"model": {"rows": [{"entryId": 0, "states": [{"start": 1, "end": 2, "tags": 1,
+                      "style": {"parentKey": "running", "values": {"height": 1.0, "background-color": "#112233"}}}]}]},
+                      "status": "COMPLETED", "statusMessage": ""});
+    assert!(spec.validate("states", &states, &good).is_empty());
+    for (ptr, v) in [
+        ("/model/rows/0/states/0/start", json!("1")),
+        ("/model/rows/0/states/0/tags", json!(1u64 << 40)),
+        (
+            "/model/rows/0/states/0/style/values/height",
+            json!({"x": 1}),
+        ),
+        ("/status", json!("DONE")),
+    ] {
+        let mut bad = good.clone();
+        *bad.pointer_mut(ptr).unwrap() = v;
+        assert!(!spec.validate("states", &states, &bad).is_empty(), "{ptr}");
+    }
+    let outputs = op(&spec, "GET", base);
+    let bad = json!([{"id": "a", "name": "b", "description": "c", "type": "PIE_CHART"}]);
+    assert!(!spec.validate("outputs", &outputs, &bad).is_empty());
+}
