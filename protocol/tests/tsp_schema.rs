@@ -486,6 +486,97 @@ fn every_response_validates_against_the_tsp_schema() {
         assert!(!xy["model"]["series"].as_array().unwrap().is_empty());
     }
 
+    // 8. Execution models: configuration types, derived outputs and their
+    // data (Comparison View, Time Perspective, executions table), deletion.
+    s.get("/config/types");
+    s.get("/config/types/sextant.execution-model");
+    s.get("/config/types/no.such.type");
+    s.get(&format!("{base}/sextant.executions/configTypes"));
+    s.get(&format!(
+        "{base}/sextant.executions/configTypes/sextant.execution-model"
+    ));
+    s.get(&format!("{base}/{THREAD_STATUS}/configTypes"));
+    let model: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schemas/examples/periodic-rt_high.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let (st, created) = s.post(
+        &format!("{base}/sextant.executions"),
+        json!({"name": "rt_high", "description": "jobs", "sourceTypeId": "sextant.execution-model",
+               "parameters": model}),
+    );
+    assert_eq!(st, 200, "{created}");
+    let mut bad = model.clone();
+    bad["deadline"] = json!("soon");
+    assert_eq!(
+        s.post(
+            &format!("{base}/sextant.executions"),
+            json!({"name": "bad", "sourceTypeId": "sextant.execution-model", "parameters": bad}),
+        )
+        .0,
+        400
+    );
+    let comparison = created["id"].as_str().unwrap().to_string();
+    let config = comparison.split_once(':').unwrap().1.to_string();
+    let perspective = format!("sextant.executions.perspective:{config}");
+    let table = format!("sextant.executions.table:{config}");
+    s.get(&base);
+    for id in [&comparison, &perspective, &table] {
+        s.get(&format!("{base}/{id}"));
+        s.get(&format!("{base}/{id}/annotations"));
+        s.post(&format!("{base}/{id}/style"), json!({"parameters": {}}));
+    }
+    let (_, tree) = s.post(
+        &format!("{base}/timeGraph/{comparison}/tree"),
+        json!({"parameters": {"requested_timerange": {"start": 0, "end": 1}}}),
+    );
+    let rows: Vec<i64> = tree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| i(&e["id"]))
+        .collect();
+    assert!(!rows.is_empty());
+    let longest = i(&tree["model"]["entries"][0]["end"]);
+    let q = json!({"parameters": {"requested_timerange": {"start": 0, "end": longest, "nbTimes": 500},
+                                  "requested_items": rows}});
+    s.post(&format!("{base}/timeGraph/{comparison}/states"), q.clone());
+    s.post(&format!("{base}/timeGraph/{comparison}/arrows"), q.clone());
+    s.post(&format!("{base}/{comparison}/annotations"), q);
+    s.post(
+        &format!("{base}/timeGraph/{comparison}/tooltip"),
+        json!({"parameters": {"requested_times": [0], "requested_items": [rows[0]],
+               "requested_element": {"elementType": "state", "time": 0, "duration": 1}}}),
+    );
+    s.post(
+        &format!("{base}/XY/{perspective}/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/XY/{perspective}/xy"),
+        json!({"parameters": {"requested_timerange": {"start": start, "end": end, "nbTimes": 300},
+               "requested_items": [1, 2, 3]}}),
+    );
+    s.post(
+        &format!("{base}/table/{table}/columns"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/table/{table}/lines"),
+        json!({"parameters": {"requested_table_index": 0, "requested_table_count": 50}}),
+    );
+    assert_eq!(
+        s.delete(&format!("{base}/sextant.executions/{comparison}"))
+            .0,
+        200
+    );
+    assert_eq!(
+        s.delete(&format!("{base}/sextant.executions/{comparison}"))
+            .0,
+        404
+    );
+
     // Error paths: every ErrorResponse has the spec's shape.
     s.get(&format!("/traces/{unknown}"));
     s.get(&format!("/experiments/{unknown}"));

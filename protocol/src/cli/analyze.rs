@@ -8,7 +8,7 @@ use serde::Serialize;
 use sextant_engine::analysis::executions::{
     Execution, ExecutionAnalysis, Executions, SortKey, Target,
 };
-use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::event::EventSource;
 use sextant_engine::kernel::model::KernelModel;
@@ -65,18 +65,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
 
 /// The model (file or inline JSON) or preset asked for.
 fn target(req: &Request) -> anyhow::Result<Target> {
-    let filter = || -> anyhow::Result<ThreadFilter> {
-        let process = req
-            .process
-            .as_deref()
-            .map(regex::Regex::new)
-            .transpose()
-            .context("--process is not a valid regular expression")?;
-        Ok(ThreadFilter {
-            tids: (!req.tids.is_empty()).then(|| req.tids.iter().copied().collect()),
-            process,
-        })
-    };
+    let filter = || super::thread_filter(&req.tids, req.process.as_deref());
     match (&req.model, &req.preset) {
         (Some(m), None) => {
             if !req.tids.is_empty() || req.process.is_some() {

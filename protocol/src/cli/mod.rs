@@ -8,8 +8,10 @@ mod serve;
 
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use sextant_engine::analysis::executions::SortKey;
+use sextant_engine::analysis::model::ThreadFilter;
 
 #[derive(Parser)]
 #[command(
@@ -115,4 +117,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Discover(req) => discover::run(req),
         Command::Serve(req) => serve::run(req),
     }
+}
+
+/// The threads chosen by `--tid` (any of them) and `--process` (a regex on the
+/// thread's name at the time), as analyses take them.
+fn thread_filter(tids: &[i64], process: Option<&str>) -> anyhow::Result<ThreadFilter> {
+    let process = process
+        .map(regex::Regex::new)
+        .transpose()
+        .context("--process is not a valid regular expression")?;
+    Ok(ThreadFilter {
+        tids: (!tids.is_empty()).then(|| tids.iter().copied().collect()),
+        process,
+    })
 }

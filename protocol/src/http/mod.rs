@@ -9,7 +9,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 
@@ -132,6 +132,16 @@ pub fn router(service: Arc<Service>) -> Router {
                 |State(s): S, Path((u, o)): Path<(String, String)>| async move {
                     reply(s.output(&u, &o))
                 },
+            )
+            // Runs the model over the traces: a blocking thread.
+            .post(output_post!(create_derived)),
+        )
+        .route(
+            "/experiments/{uuid}/outputs/{output}/{derived}",
+            delete(
+                |State(s): S, Path((u, o, d)): Path<(String, String, String)>| async move {
+                    reply(s.delete_derived(&u, &o, &d))
+                },
             ),
         )
         .route(
@@ -178,6 +188,38 @@ pub fn router(service: Arc<Service>) -> Router {
         .route(
             "/experiments/{uuid}/outputs/XY/{output}/xy",
             post(output_post!(xy)),
+        )
+        .route(
+            "/experiments/{uuid}/outputs/table/{output}/columns",
+            post(output_post!(table_columns)),
+        )
+        .route(
+            "/experiments/{uuid}/outputs/table/{output}/lines",
+            post(output_post!(table_lines)),
+        )
+        .route(
+            "/experiments/{uuid}/outputs/{output}/configTypes",
+            get(
+                |State(s): S, Path((u, o)): Path<(String, String)>| async move {
+                    reply(s.output_config_types(&u, &o))
+                },
+            ),
+        )
+        .route(
+            "/experiments/{uuid}/outputs/{output}/configTypes/{id}",
+            get(
+                |State(s): S, Path((u, o, t)): Path<(String, String, String)>| async move {
+                    reply(s.output_config_type(&u, &o, &t))
+                },
+            ),
+        )
+        .route(
+            "/config/types",
+            get(|State(s): S| async move { Json(s.config_types()) }),
+        )
+        .route(
+            "/config/types/{id}",
+            get(|State(s): S, Path(id): Path<String>| async move { reply(s.config_type(&id)) }),
         );
     Router::new()
         .nest("/tsp/api", api)

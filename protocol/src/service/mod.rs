@@ -9,6 +9,8 @@
 //! (`index::index_trace`, the single pass once); until it is done, the trace
 //! and its experiments report `RUNNING` with the progress.
 
+pub mod config;
+pub mod executions;
 pub mod index;
 pub mod outputs;
 pub mod params;
@@ -182,6 +184,8 @@ struct Registry {
 pub struct Service {
     config: Config,
     registry: RwLock<Registry>,
+    /// Execution-model configurations and their derived outputs.
+    derived: executions::Store,
 }
 
 /// Stable identifiers: v5 UUIDs in sextant's own namespace.
@@ -220,6 +224,7 @@ impl Service {
         Service {
             config,
             registry: RwLock::new(Registry::default()),
+            derived: executions::Store::default(),
         }
     }
 

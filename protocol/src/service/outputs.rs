@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use sextant_engine::kernel::model::ThreadState;
 
+use super::executions::{self, is_derived};
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
 use super::{data, ExperimentEntry, Readiness, Service};
@@ -30,6 +31,7 @@ fn descriptors() -> Vec<Value> {
             "description": "Number of events over time",
             "type": "TREE_TIME_XY",
         }),
+        executions::parent_descriptor(),
     ]
 }
 
@@ -40,6 +42,11 @@ const STATE_STYLES: [(ThreadState, &str, &str); 4] = [
     (ThreadState::Blocked, "Blocked", "#c8c800"),
     (ThreadState::WaitingCpu, "Waiting for CPU", "#ff8c00"),
 ];
+
+/// The thread-state styles: (key, name, colour).
+pub fn state_styles() -> [(&'static str, &'static str, &'static str); 4] {
+    STATE_STYLES.map(|(s, name, colour)| (style_key(s), name, colour))
+}
 
 fn style_key(s: ThreadState) -> &'static str {
     s.as_str()
@@ -161,12 +168,20 @@ impl Service {
     }
 
     pub fn outputs(&self, exp: &str) -> Result<Value> {
-        self.experiment_entry(exp)?;
-        Ok(Value::Array(descriptors()))
+        let e = self.experiment_entry(exp)?;
+        let mut all = descriptors();
+        for d in self.derived.of(e.uuid) {
+            all.extend(d.descriptors());
+        }
+        Ok(Value::Array(all))
     }
 
     pub fn output(&self, exp: &str, output: &str) -> Result<Value> {
         self.experiment_entry(exp)?;
+        if is_derived(output) {
+            let (kind, d) = self.derived_output(exp, output)?;
+            return Ok(d.descriptor(kind));
+        }
         descriptors()
             .into_iter()
             .find(|d| d["id"] == output)
@@ -179,12 +194,18 @@ impl Service {
     }
 
     pub fn annotations(&self, exp: &str, output: &str) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_annotations(exp, output);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
         Ok(data(json!({"annotations": {}}), "COMPLETED", "Completed"))
     }
 
     pub fn annotation_categories(&self, exp: &str, output: &str) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_annotation_categories(exp, output);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
         Ok(data(
@@ -195,6 +216,9 @@ impl Service {
     }
 
     pub fn style(&self, exp: &str, output: &str) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_style(exp, output);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
         let mut styles = serde_json::Map::new();
@@ -215,6 +239,9 @@ impl Service {
     }
 
     pub fn timegraph_tree(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_timegraph_tree(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         // The time range is optional and does not filter the rows.
@@ -260,6 +287,9 @@ impl Service {
     }
 
     pub fn timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_timegraph_states(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         let p = params::parameters(body)?;
@@ -294,6 +324,9 @@ impl Service {
     }
 
     pub fn timegraph_arrows(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_timegraph_arrows(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         params::parameters(body)?.time_range()?;
@@ -301,6 +334,9 @@ impl Service {
     }
 
     pub fn timegraph_tooltip(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_timegraph_tooltip(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         let p = params::parameters(body)?;
@@ -336,6 +372,9 @@ impl Service {
     }
 
     pub fn xy_tree(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_xy_tree(exp, output, body);
+        }
         let e = self.experiment_entry(exp)?;
         self.check_output(output, &[HISTOGRAM])?;
         if body.get("parameters").is_some() {
@@ -364,6 +403,9 @@ impl Service {
     }
 
     pub fn xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if is_derived(output) {
+            return self.derived_xy(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[HISTOGRAM])?;
         let p = params::parameters(body)?;
