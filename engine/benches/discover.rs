@@ -10,7 +10,9 @@
 //! `tests/bench/record-large.sh`); without that trace, a sequence drawn from
 //! the event-to-event transitions of `fixtures/scenario-a/ctf`. For each
 //! threshold (default 1600, 1200, 800, 500), with episodes starting anywhere
-//! and starting with `sched_switch` (as the seed's): the least time of a few
+//! and starting with `sched_switch` (as the seed's), each with MANEPI's
+//! occurrences and with one occurrence per job (`within_job`, the `jobs`
+//! column): the least time of a few
 //! runs, the patterns reported, the candidates evaluated, and the peak heap
 //! the search allocates (a counting allocator; the input is not counted).
 
@@ -186,9 +188,10 @@ fn main() {
     };
     println!("input: {what}\n");
     println!(
-        "{:>9} {:>12} {:>10} {:>9} {:>9} {:>11} {:>11} {:>8}  top pattern",
+        "{:>9} {:>12} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>8}  top pattern",
         "threshold",
         "start",
+        "jobs",
         "time (ms)",
         "admitted",
         "patterns",
@@ -199,17 +202,20 @@ fn main() {
     for min in thresholds {
         // Any start, and the seed's: episodes starting with sched_switch.
         for start in [None, Some(SEED_START)] {
-            measure(&seqs, min, start);
+            for within_job in [false, true] {
+                measure(&seqs, min, start, within_job);
+            }
         }
     }
 }
 
 /// Mines a few times; prints the least time and what was found.
-fn measure(seqs: &Sequences, min: u32, start: Option<&str>) {
+fn measure(seqs: &Sequences, min: u32, start: Option<&str>, within_job: bool) {
     let params = Params {
         threshold: Threshold::MinSupport(min),
         start_events: start.into_iter().map(String::from).collect(),
         time_limit: Some(TIME_LIMIT),
+        within_job,
     };
     let mut best = Duration::MAX;
     let mut runs = 0;
@@ -232,9 +238,10 @@ fn measure(seqs: &Sequences, min: u32, start: Option<&str>) {
         .map(|p| format!("length {}, support {}", p.events.len(), p.support))
         .unwrap_or_default();
     println!(
-        "{:>9} {:>12} {:>10.2} {:>9} {:>9} {:>11} {:>8.2} MB {:>8}  {top}",
+        "{:>9} {:>12} {:>5} {:>10.2} {:>9} {:>9} {:>11} {:>8.2} MB {:>8}  {top}",
         min,
         start.unwrap_or("any"),
+        if within_job { "yes" } else { "no" },
         best.as_secs_f64() * 1e3,
         mined.admitted,
         mined.patterns.len(),

@@ -9,6 +9,11 @@
 //! ascend by start and by end alike, so the greedy choice of the earliest end
 //! gives the largest set of non-overlapping ones: the support.
 //!
+//! The first `e` after a position is read from a table (each admitted type's
+//! next position after every position, when at most `NEXT_TABLE_MAX`
+//! entries), else searched among `e`'s positions; the occurrences and the
+//! greedy count are computed in one branch-light pass into per-depth buffers.
+//!
 //! Growth of `γ·x` only tries the `e` for which `γ·e` is frequent: `γ·e` is a
 //! subsequence of `γ·x·e`, so it is at least as frequent.
 
@@ -37,6 +42,12 @@ pub struct Params {
     /// maximal among the episodes found, which a complete search might
     /// show to be part of longer ones.
     pub time_limit: Option<Duration>,
+    /// One occurrence per job (an adaptation, off by default): an occurrence
+    /// may not contain a second event of the episode's first type after its
+    /// start, so that it lies within one job of a periodic task. MANEPI's
+    /// minimal occurrences of a strict loop may span several periods, which
+    /// makes every permutation of the loop's events frequent.
+    pub within_job: bool,
 }
 
 /// A maximal frequent episode.
@@ -76,9 +87,92 @@ struct Index {
     pos: Vec<Vec<u32>>,
     /// Dense id to type id in `Sequences`.
     type_of: Vec<u32>,
+    /// When small enough (`NEXT_TABLE_MAX`): for each admitted type (dense
+    /// id), row of `len` entries, the first position of that type after
+    /// each position, in the same sequence (`NONE` if none).
+    next: Option<Vec<u32>>,
+    /// Positions in all.
+    len: usize,
+}
+
+/// No such position.
+const NONE: u32 = u32::MAX;
+
+/// Entries of the next-occurrence table at most (four bytes each): beyond,
+/// the positions are searched instead.
+const NEXT_TABLE_MAX: usize = 1 << 24;
+
+impl Index {
+    /// The row of type `d` in the next-occurrence table.
+    fn row(&self, d: u32) -> Option<Row<'_>> {
+        let table = self.next.as_ref()?;
+        let from = d as usize * self.len;
+        Some(Row(&table[from..from + self.len]))
+    }
+
+    /// The positions of type `d`, to search.
+    fn scan(&self, d: u32) -> Scan<'_> {
+        Scan {
+            pos: &self.pos[d as usize],
+            bounds: &self.bounds,
+            j: 0,
+            seq: 0,
+        }
+    }
+}
+
+/// The first position of one type after a position, asked for ascending
+/// positions: `NONE` when there is none in that position's sequence.
+trait Next {
+    fn after(&mut self, t: u32) -> u32;
+}
+
+/// A row of the next-occurrence table.
+struct Row<'a>(&'a [u32]);
+
+impl Next for Row<'_> {
+    #[inline(always)]
+    fn after(&mut self, t: u32) -> u32 {
+        self.0[t as usize]
+    }
+}
+
+/// The positions of one type, searched from the last answer on.
+struct Scan<'a> {
+    pos: &'a [u32],
+    bounds: &'a [u32],
+    /// Every position before `pos[j]` is at or before the last asked.
+    j: usize,
+    /// The sequence of the last asked.
+    seq: usize,
+}
+
+impl Next for Scan<'_> {
+    #[inline(always)]
+    fn after(&mut self, t: u32) -> u32 {
+        if self.j < self.pos.len() && self.pos[self.j] <= t {
+            self.j = first_after(self.pos, self.j, t);
+        }
+        let Some(&q) = self.pos.get(self.j) else {
+            return NONE;
+        };
+        while self.bounds[self.seq] <= t {
+            self.seq += 1;
+        }
+        if q < self.bounds[self.seq] {
+            q
+        } else {
+            NONE
+        }
+    }
 }
 
 pub fn mine(seqs: &Sequences, params: &Params) -> Mined {
+    mine_with(seqs, params, NEXT_TABLE_MAX)
+}
+
+/// `mine`, with a next-occurrence table of at most `table_max` entries.
+pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> Mined {
     let started = Instant::now();
     let mut counts = vec![0u32; seqs.names.len()];
     for (_, s) in &seqs.threads {
@@ -87,7 +181,7 @@ pub fn mine(seqs: &Sequences, params: &Params) -> Mined {
         }
     }
     let min = resolve(params.threshold, &counts);
-    let index = build_index(seqs, &counts, min);
+    let index = build_index(seqs, &counts, min, table_max);
     let roots: Vec<u32> = if params.start_events.is_empty() {
         (0..index.type_of.len() as u32).collect()
     } else {
@@ -101,6 +195,7 @@ pub fn mine(seqs: &Sequences, params: &Params) -> Mined {
     let mut search = Search {
         index: &index,
         min,
+        within_job: params.within_job,
         deadline: params.time_limit.map(|l| started + l),
         levels: Vec::new(),
         tree: Tree::new(),
@@ -161,7 +256,7 @@ fn resolve(threshold: Threshold, counts: &[u32]) -> u32 {
 
 /// Admitted types (count at least `min`) get dense ids, most frequent first
 /// (then by name), and their positions.
-fn build_index(seqs: &Sequences, counts: &[u32], min: u32) -> Index {
+fn build_index(seqs: &Sequences, counts: &[u32], min: u32, table_max: usize) -> Index {
     let mut type_of: Vec<u32> = (0..counts.len() as u32)
         .filter(|&t| counts[t as usize] >= min)
         .collect();
@@ -190,10 +285,32 @@ fn build_index(seqs: &Sequences, counts: &[u32], min: u32) -> Index {
         }
         bounds.push(p);
     }
+    let len = p as usize;
+    let next = (type_of.len() * len <= table_max).then(|| {
+        let mut table = vec![NONE; type_of.len() * len];
+        let mut from = 0;
+        for (&to, (_, s)) in bounds.iter().zip(&seqs.threads) {
+            // Filled backwards: the nearest later position of each type.
+            let mut cur = vec![NONE; type_of.len()];
+            for (i, &t) in s.iter().enumerate().rev() {
+                let p = from + i;
+                for (d, &c) in cur.iter().enumerate() {
+                    table[d * len + p] = c;
+                }
+                if let Some(c) = cur.get_mut(dense[t as usize] as usize) {
+                    *c = p as u32;
+                }
+            }
+            from = to as usize;
+        }
+        table
+    });
     Index {
         bounds,
         pos,
         type_of,
+        next,
+        len,
     }
 }
 
@@ -201,6 +318,7 @@ fn build_index(seqs: &Sequences, counts: &[u32], min: u32) -> Index {
 struct Search<'a> {
     index: &'a Index,
     min: u32,
+    within_job: bool,
     deadline: Option<Instant>,
     /// Minimal occurrences of the frequent children, one buffer per depth.
     levels: Vec<Vec<Occ>>,
@@ -252,10 +370,15 @@ impl Search<'_> {
             for &e in cands.iter().filter(|&&e| e != last) {
                 self.evaluated += 1;
                 let from = buf.len();
-                let pos = &self.index.pos[e as usize];
-                if let Some((support, span)) =
-                    extend(mo, pos, &self.index.bounds, self.min, &mut buf)
-                {
+                let (index, min) = (self.index, self.min);
+                let a = self.episode[0];
+                let found = match (index.row(e), self.within_job) {
+                    (Some(next), false) => extend(mo, next, None::<Row>, min, &mut buf),
+                    (Some(next), true) => extend(mo, next, index.row(a), min, &mut buf),
+                    (None, false) => extend(mo, index.scan(e), None::<Scan>, min, &mut buf),
+                    (None, true) => extend(mo, index.scan(e), Some(index.scan(a)), min, &mut buf),
+                };
+                if let Some((support, span)) = found {
                     children.push(Child {
                         last: e,
                         from,
@@ -292,58 +415,65 @@ impl Search<'_> {
 }
 
 /// Appends to `out` the minimal occurrences of `α·e`, from those of `α`
-/// (`mo`) and the positions of `e`, and returns their support and span;
-/// `None` (and nothing appended) when the support cannot reach `min`.
-fn extend(
+/// (`mo`) and the first `e` after each position (`next`), and returns their
+/// support and span; `None` (and nothing appended) when the support cannot
+/// reach `min`. With `first` (the first of `α`'s first type after each
+/// position: `within_job`), an occurrence reaching that is left out: `mo`
+/// holds only those that do not, and an occurrence of `α·e` left out by
+/// then, or closed by the same `e` as a later start left out by then (the
+/// later start is of `α`'s first type), is left out too.
+// Not inlined: on its own, the loop keeps its state in registers.
+#[inline(never)]
+fn extend<N: Next, F: Next>(
     mo: &[Occ],
-    pos: &[u32],
-    bounds: &[u32],
+    mut next: N,
+    mut first: Option<F>,
     min: u32,
     out: &mut Vec<Occ>,
 ) -> Option<(u32, u64)> {
     let from = out.len();
+    // Room for every occurrence, written whether kept or not (`k` counts
+    // those kept): fewer branches to mispredict.
+    out.resize(from + mo.len() + 1, (0, 0));
+    let buf = &mut out[from..];
+    let mut k = 0;
     let mut greedy = Greedy::default();
     // The last occurrence (`end == NONE`: none yet): a later start may still
     // replace its own.
-    const NONE: u32 = u32::MAX;
     let (mut start, mut end) = (0, NONE);
-    let mut j = 0;
-    let mut seq = 0;
-    let mut bound = bounds[0];
-    for (i, &(s, t)) in mo.iter().enumerate() {
+    for (c, chunk) in mo.chunks(64).enumerate() {
         // One more at most for each occurrence left, and the pending one.
-        if i % 64 == 0 && greedy.support + 1 + ((mo.len() - i) as u32) < min {
+        if greedy.support + 1 + ((mo.len() - c * 64) as u32) < min {
             break;
         }
-        if pos[j] <= t {
-            j = first_after(pos, j, t);
-            if j == pos.len() {
-                break;
+        for &(s, t) in chunk {
+            let q = next.after(t);
+            if q == NONE {
+                continue;
             }
+            if let Some(f) = first.as_mut() {
+                if f.after(s) <= q {
+                    continue;
+                }
+            }
+            // The same `e` closing a later start: that one is the minimal.
+            let kept = q != end && end != NONE;
+            buf[k] = (start, end);
+            k += usize::from(kept);
+            greedy.add_if(kept, start, end);
+            (start, end) = (s, q);
         }
-        let q = pos[j];
-        while bound <= s {
-            seq += 1;
-            bound = bounds[seq];
-        }
-        if q >= bound {
-            continue;
-        }
-        // The same `e` closing a later start: that one is the minimal.
-        if q != end && end != NONE {
-            greedy.add(start, end);
-            out.push((start, end));
-        }
-        (start, end) = (s, q);
     }
     if end != NONE {
-        greedy.add(start, end);
-        out.push((start, end));
+        buf[k] = (start, end);
+        k += 1;
+        greedy.add_if(true, start, end);
     }
     if greedy.support < min {
         out.truncate(from);
         return None;
     }
+    out.truncate(from + k);
     Some((greedy.support, greedy.span))
 }
 
@@ -357,12 +487,13 @@ struct Greedy {
 }
 
 impl Greedy {
-    fn add(&mut self, s: u32, t: u32) {
-        if s >= self.next {
-            self.support += 1;
-            self.span += u64::from(t - s + 1);
-            self.next = t + 1;
-        }
+    /// Offers `[s, t]` when `offered`, without branches.
+    #[inline(always)]
+    fn add_if(&mut self, offered: bool, s: u32, t: u32) {
+        let take = offered & (s >= self.next);
+        self.support += u32::from(take);
+        self.span += u64::from(take) * u64::from(t.wrapping_sub(s).wrapping_add(1));
+        self.next = if take { t.wrapping_add(1) } else { self.next };
     }
 }
 

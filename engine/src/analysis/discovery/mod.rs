@@ -10,6 +10,17 @@
 //! An episode holds each event type at most once, and only maximal episodes
 //! (no reported episode is a subsequence of another) are reported.
 //!
+//! One more adaptation, off by default (`Params::within_job`, the CLI's
+//! `--within-job`): one occurrence per job of a periodic task. An occurrence
+//! may then not contain a second event of the episode's first type after its
+//! start. MANEPI's minimal occurrences of a strict loop `a b c ...` may span
+//! several periods (`c ... a ... b` across two), so that nearly every order of
+//! the loop's events is frequent: with n events, up to n! maximal episodes.
+//! Within one job only the loop's own order (its rotations, without start
+//! events) remains. The support stays monotone along the search (an
+//! episode's prefix, and the episode without one of its later events, start
+//! with the same type), so the search and the maximality test are unchanged.
+//!
 //! - `collect`: the analysis that records, in the single pass, the canonical
 //!   event types of the chosen threads (one sequence per thread);
 //! - `mine`: MANEPI over those sequences;

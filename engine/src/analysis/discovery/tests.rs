@@ -22,6 +22,7 @@ fn params(threshold: Threshold) -> Params {
         threshold,
         start_events: Vec::new(),
         time_limit: None,
+        within_job: false,
     }
 }
 
@@ -137,6 +138,12 @@ fn contains(window: &[u32], ep: &[u32]) -> bool {
 /// threads: every minimal window by definition, then interval scheduling by
 /// dynamic programming (not the greedy choice the miner uses).
 fn brute_support(threads: &[(i64, Vec<u32>)], ep: &[u32]) -> u32 {
+    brute_support_jobs(threads, ep, false)
+}
+
+/// `brute_support`, and with `within_job` only the minimal windows without a
+/// second `ep[0]` after their start.
+fn brute_support_jobs(threads: &[(i64, Vec<u32>)], ep: &[u32], within_job: bool) -> u32 {
     let mut total = 0;
     for (_, seq) in threads {
         let n = seq.len();
@@ -148,7 +155,7 @@ fn brute_support(threads: &[(i64, Vec<u32>)], ep: &[u32]) -> u32 {
                 let w = &seq[s..=t];
                 let minimal =
                     contains(w, ep) && !contains(&w[1..], ep) && !contains(&w[..w.len() - 1], ep);
-                if minimal {
+                if minimal && !(within_job && w[1..].contains(&ep[0])) {
                     best[t + 1] = best[t + 1].max(best[s] + 1);
                 }
             }
@@ -181,13 +188,18 @@ fn proper_subsequence(a: &[u32], b: &[u32]) -> bool {
 
 /// The maximal frequent episodes starting with one of `starts` (any when
 /// empty), with their supports.
-fn brute_maximal(seqs: &Sequences, min: u32, starts: &[u32]) -> BTreeMap<Vec<u32>, u32> {
+fn brute_maximal(
+    seqs: &Sequences,
+    min: u32,
+    starts: &[u32],
+    within_job: bool,
+) -> BTreeMap<Vec<u32>, u32> {
     let types = seqs.names.len() as u32;
     let frequent: Vec<(Vec<u32>, u32)> = all_episodes(types)
         .into_iter()
         .filter(|ep| starts.is_empty() || starts.contains(&ep[0]))
         .map(|ep| {
-            let s = brute_support(&seqs.threads, &ep);
+            let s = brute_support_jobs(&seqs.threads, &ep, within_job);
             (ep, s)
         })
         .filter(|(_, s)| *s >= min)
@@ -214,6 +226,39 @@ impl Lcg {
 
 #[test]
 fn agrees_with_brute_force_on_random_sequences() {
+    agrees_with_brute_force(false);
+}
+
+#[test]
+fn within_job_agrees_with_brute_force_on_random_sequences() {
+    agrees_with_brute_force(true);
+}
+
+#[test]
+fn within_job_keeps_a_loop_in_its_order() {
+    // a b c, four times: without the option <a, c, b> and <b, a, c> are
+    // frequent too, their occurrences spanning two periods; with it, only
+    // the rotations of a b c, each within one period.
+    let seqs = sequences(&["a", "b", "c"], vec![[0, 1, 2].repeat(4)]);
+    let mut p = params(Threshold::MinSupport(2));
+    let m = mine(&seqs, &p);
+    assert_eq!(
+        found(&m)[3..],
+        [(vec!["a", "c", "b"], 2), (vec!["b", "a", "c"], 2)]
+    );
+    p.within_job = true;
+    let m = mine(&seqs, &p);
+    assert_eq!(
+        found(&m),
+        vec![
+            (vec!["a", "b", "c"], 4),
+            (vec!["b", "c", "a"], 3),
+            (vec!["c", "a", "b"], 3),
+        ]
+    );
+}
+
+fn agrees_with_brute_force(within_job: bool) {
     let names = ["a", "b", "c", "d", "e"];
     let mut rng = Lcg(0x5eed);
     for case in 0..600 {
@@ -225,6 +270,7 @@ fn agrees_with_brute_force_on_random_sequences() {
         let min = 1 + rng.below(3);
         let starts: Vec<u32> = (0..types).filter(|_| rng.below(3) == 0).collect();
         let mut p = params(Threshold::MinSupport(min));
+        p.within_job = within_job;
         p.start_events = starts
             .iter()
             .map(|&s| names[s as usize].to_string())
@@ -240,7 +286,13 @@ fn agrees_with_brute_force_on_random_sequences() {
                 )
             })
             .collect();
-        let want = brute_maximal(&seqs, min, &starts);
+        // Searching positions instead of the next-occurrence table.
+        assert_eq!(
+            mine::mine_with(&seqs, &p, 0),
+            m,
+            "case {case}: without the table"
+        );
+        let want = brute_maximal(&seqs, min, &starts, within_job);
         assert_eq!(
             got, want,
             "case {case}: sequences {:?}, min support {min}, start {starts:?}",
