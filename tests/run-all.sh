@@ -29,6 +29,9 @@ cargo test --workspace --release 2>&1 | tee "$log"
 # counted in the summary rather than stopping the script here.
 echo "== node tests (tests/node)"
 node_rc=0
+# The binary cargo test just built, wherever CARGO_TARGET_DIR puts it.
+target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+export SEXTANT_BIN="$target_dir/release/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
 # One closing line for the whole run, summed over every test binary and the
 # node test runner's "# pass N" / "# fail N" (a node step that fails before

@@ -198,7 +198,9 @@ impl Service {
             return self.derived_annotations(exp, output);
         }
         self.experiment_entry(exp)?;
-        self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
+        // Viewers ask every listed output for annotations, the parent of the
+        // execution outputs too: none there.
+        self.check_output(output, &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT])?;
         Ok(data(json!({"annotations": {}}), "COMPLETED", "Completed"))
     }
 
@@ -207,7 +209,7 @@ impl Service {
             return self.derived_annotation_categories(exp, output);
         }
         self.experiment_entry(exp)?;
-        self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
+        self.check_output(output, &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT])?;
         Ok(data(
             json!({"annotationCategories": []}),
             "COMPLETED",
