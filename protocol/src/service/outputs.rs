@@ -200,7 +200,10 @@ impl Service {
         self.experiment_entry(exp)?;
         // Viewers ask every listed output for annotations, the parent of the
         // execution outputs too: none there.
-        self.check_output(output, &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT])?;
+        self.check_output(
+            output,
+            &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT],
+        )?;
         Ok(data(json!({"annotations": {}}), "COMPLETED", "Completed"))
     }
 
@@ -209,7 +212,10 @@ impl Service {
             return self.derived_annotation_categories(exp, output);
         }
         self.experiment_entry(exp)?;
-        self.check_output(output, &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT])?;
+        self.check_output(
+            output,
+            &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT],
+        )?;
         Ok(data(
             json!({"annotationCategories": []}),
             "COMPLETED",
