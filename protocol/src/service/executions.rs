@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use super::config::EXECUTION_MODEL;
 use super::index::{Interval, ThreadRow, TraceIndex};
-use super::outputs::{sample_states, state_styles};
+use super::outputs::{sample_states, state_styles, thread_state_style_map};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
 use super::{data, uuid_of, ExperimentEntry, Readiness, Service};
 
@@ -453,20 +453,11 @@ impl Service {
 
     pub fn derived_style(&self, exp: &str, output: &str) -> Result<Value> {
         let (kind, _) = self.derived_output(exp, output)?;
-        let mut styles = Map::new();
-        if kind == Kind::Comparison {
-            for (key, name, colour) in state_styles() {
-                styles.insert(
-                    key.into(),
-                    json!({"values": {
-                        "style-name": name,
-                        "background-color": colour,
-                        "height": 1.0,
-                        "opacity": 1.0,
-                    }}),
-                );
-            }
-        }
+        let styles = if kind == Kind::Comparison {
+            thread_state_style_map()
+        } else {
+            Map::new()
+        };
         Ok(data(json!({"styles": styles}), "COMPLETED", "Completed"))
     }
 

@@ -48,6 +48,22 @@ pub fn state_styles() -> [(&'static str, &'static str, &'static str); 4] {
     STATE_STYLES.map(|(s, name, colour)| (style_key(s), name, colour))
 }
 
+/// The `styles` map of a time graph drawn with thread states.
+pub fn thread_state_style_map() -> serde_json::Map<String, Value> {
+    state_styles()
+        .into_iter()
+        .map(|(key, name, colour)| {
+            let style = json!({"values": {
+                "style-name": name,
+                "background-color": colour,
+                "height": 1.0,
+                "opacity": 1.0,
+            }});
+            (key.to_string(), style)
+        })
+        .collect()
+}
+
 fn style_key(s: ThreadState) -> &'static str {
     s.as_str()
 }
@@ -229,20 +245,11 @@ impl Service {
         }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
-        let mut styles = serde_json::Map::new();
-        if output == THREAD_STATUS {
-            for (state, name, colour) in STATE_STYLES {
-                styles.insert(
-                    style_key(state).into(),
-                    json!({"values": {
-                        "style-name": name,
-                        "background-color": colour,
-                        "height": 1.0,
-                        "opacity": 1.0,
-                    }}),
-                );
-            }
-        }
+        let styles = if output == THREAD_STATUS {
+            thread_state_style_map()
+        } else {
+            serde_json::Map::new()
+        };
         Ok(data(json!({"styles": styles}), "COMPLETED", "Completed"))
     }
 
