@@ -18,14 +18,30 @@ use sextant_engine::reader::{AnyReader, WithSource};
 use super::progress::Progress;
 use super::AnalyzeFormat;
 
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 pub struct Request {
+    /// Trace: CTF directory, or ftrace text file.
     pub trace: PathBuf,
+    /// Execution model: a JSON file, or the JSON itself.
+    #[arg(long)]
     pub model: Option<String>,
+    /// Ready-made model: whole-thread, running, blocking, periodic.
+    #[arg(long)]
     pub preset: Option<String>,
+    /// With --preset: only these threads.
+    #[arg(long = "tid")]
     pub tids: Vec<i64>,
+    /// With --preset: only threads whose name matches this regex.
+    #[arg(long)]
     pub process: Option<String>,
+    /// Order: duration, running, preempted, blocked, waiting, start.
+    #[arg(long, default_value = "duration")]
     pub sort: SortKey,
+    /// Only the first N (table: 20 by default).
+    #[arg(long)]
     pub top: Option<usize>,
+    #[arg(long, value_enum)]
     pub format: Option<AnalyzeFormat>,
 }
 

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use sextant_engine::analysis::executions::SortKey;
 use sextant_engine::analysis::model::ThreadFilter;
 
 #[derive(Parser)]
@@ -37,31 +36,7 @@ enum Command {
         no_payload: bool,
     },
     /// Find every execution of a model (or preset) and measure it.
-    #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
-    Analyze {
-        /// Trace: CTF directory, or ftrace text file.
-        trace: PathBuf,
-        /// Execution model: a JSON file, or the JSON itself.
-        #[arg(long)]
-        model: Option<String>,
-        /// Ready-made model: whole-thread, running, blocking, periodic.
-        #[arg(long)]
-        preset: Option<String>,
-        /// With --preset: only these threads.
-        #[arg(long = "tid")]
-        tids: Vec<i64>,
-        /// With --preset: only threads whose name matches this regex.
-        #[arg(long)]
-        process: Option<String>,
-        /// Order: duration, running, preempted, blocked, waiting, start.
-        #[arg(long, default_value = "duration")]
-        sort: SortKey,
-        /// Only the first N (table: 20 by default).
-        #[arg(long)]
-        top: Option<usize>,
-        #[arg(long, value_enum)]
-        format: Option<AnalyzeFormat>,
-    },
+    Analyze(analyze::Request),
     /// Suggest execution models: frequent event patterns of threads (MANEPI).
     Discover(discover::Request),
     /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
@@ -95,25 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
             no_payload,
         } => dump::run(&trace, format, no_payload),
-        Command::Analyze {
-            trace,
-            model,
-            preset,
-            tids,
-            process,
-            sort,
-            top,
-            format,
-        } => analyze::run(analyze::Request {
-            trace,
-            model,
-            preset,
-            tids,
-            process,
-            sort,
-            top,
-            format,
-        }),
+        Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Serve(req) => serve::run(req),
     }
