@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use common::server::Server;
 
 use common::{repo_root, sextant};
@@ -15,35 +13,6 @@ use serde_json::{json, Value};
 
 fn i(v: &Value) -> i64 {
     v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-/// Opens scenario-a and waits for the experiment to be indexed.
-fn open_scenario_a(srv: &Server) -> String {
-    let (st, trace) = srv.post(
-        "/traces",
-        &json!({"parameters": {"name": "scenario-a", "uri": "fixtures/scenario-a/ctf"}}),
-    );
-    assert_eq!(st, 200, "{trace}");
-    let tuuid = trace["UUID"].as_str().unwrap().to_string();
-    let (st, exp) = srv.post(
-        "/experiments",
-        &json!({"parameters": {"name": "executions-exp", "traces": [tuuid]}}),
-    );
-    assert_eq!(st, 200, "{exp}");
-    let euuid = exp["UUID"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (st, exp) = srv.get(&format!("/experiments/{euuid}"));
-        assert_eq!(st, 200, "{exp}");
-        match exp["indexingStatus"].as_str().unwrap() {
-            "COMPLETED" => return euuid,
-            "RUNNING" => {
-                assert!(Instant::now() < deadline, "indexing takes too long");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            other => panic!("indexing ended {other}: {exp}"),
-        }
-    }
 }
 
 fn model_path() -> std::path::PathBuf {
@@ -99,7 +68,7 @@ fn config_types_list_the_execution_model() {
 #[test]
 fn derived_outputs_of_an_execution_model() {
     let srv = Server::start();
-    let euuid = open_scenario_a(&srv);
+    let (euuid, _) = srv.open_scenario_a("scenario-a");
     let base = format!("/experiments/{euuid}/outputs");
 
     // The parent output can create.

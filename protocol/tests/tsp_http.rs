@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
 use common::server::Server;
 
 use common::{repo_root, sextant};
@@ -19,37 +17,6 @@ const HISTOGRAM: &str =
 
 fn ts(v: &Value) -> i64 {
     v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-/// Opens scenario-a as the viewer does and waits for the experiment to be
-/// indexed; (experiment UUID, experiment).
-fn open_scenario_a(srv: &Server, name: &str) -> (String, Value) {
-    let (st, trace) = srv.post(
-        "/traces",
-        &json!({"parameters": {"name": name, "uri": "fixtures/scenario-a/ctf"}}),
-    );
-    assert_eq!(st, 200, "{trace}");
-    let tuuid = trace["UUID"].as_str().unwrap().to_string();
-    let (st, exp) = srv.post(
-        "/experiments",
-        &json!({"parameters": {"name": format!("{name}-exp"), "traces": [tuuid]}}),
-    );
-    assert_eq!(st, 200, "{exp}");
-    let euuid = exp["UUID"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (st, exp) = srv.get(&format!("/experiments/{euuid}"));
-        assert_eq!(st, 200, "{exp}");
-        match exp["indexingStatus"].as_str().unwrap() {
-            "COMPLETED" => return (euuid, exp),
-            "RUNNING" => {
-                assert!(exp["statusMessage"].is_string());
-                assert!(Instant::now() < deadline, "indexing takes too long");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            other => panic!("indexing ended {other}: {exp}"),
-        }
-    }
 }
 
 fn dump_count() -> (u64, i64, i64) {
@@ -76,7 +43,7 @@ fn viewer_sequence_on_scenario_a() {
     let (st, exps) = srv.get("/experiments");
     assert_eq!((st, exps), (200, json!([])));
 
-    let (euuid, exp) = open_scenario_a(&srv, "scenario-a");
+    let (euuid, exp) = srv.open_scenario_a("scenario-a");
     let (events, start, end) = dump_count();
     assert_eq!(events, 3533);
     assert_eq!(exp["nbEvents"].as_u64(), Some(events), "{exp}");
@@ -328,7 +295,7 @@ fn error_paths() {
     assert_eq!(st, 404, "{e}");
 
     // A name clash with another path: 409 with the existing trace.
-    let (euuid, _) = open_scenario_a(&srv, "clash");
+    let (euuid, _) = srv.open_scenario_a("clash");
     let (st, e) = srv.post(
         "/traces",
         &json!({"parameters": {"name": "clash", "uri": "fixtures/scenario-a"}}),

@@ -5,9 +5,9 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::repo_root;
 
@@ -114,5 +114,38 @@ fn dechunk(mut s: &str) -> String {
         }
         out.push_str(&rest[..n]);
         s = &rest[n + 2..];
+    }
+}
+
+impl Server {
+    /// Opens scenario-a as the viewer does and waits for the experiment to be
+    /// indexed; (experiment UUID, experiment).
+    pub fn open_scenario_a(&self, name: &str) -> (String, Value) {
+        let (st, trace) = self.post(
+            "/traces",
+            &json!({"parameters": {"name": name, "uri": "fixtures/scenario-a/ctf"}}),
+        );
+        assert_eq!(st, 200, "{trace}");
+        let tuuid = trace["UUID"].as_str().unwrap().to_string();
+        let (st, exp) = self.post(
+            "/experiments",
+            &json!({"parameters": {"name": format!("{name}-exp"), "traces": [tuuid]}}),
+        );
+        assert_eq!(st, 200, "{exp}");
+        let euuid = exp["UUID"].as_str().unwrap().to_string();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (st, exp) = self.get(&format!("/experiments/{euuid}"));
+            assert_eq!(st, 200, "{exp}");
+            match exp["indexingStatus"].as_str().unwrap() {
+                "COMPLETED" => return (euuid, exp),
+                "RUNNING" => {
+                    assert!(exp["statusMessage"].is_string());
+                    assert!(Instant::now() < deadline, "indexing takes too long");
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                other => panic!("indexing ended {other}: {exp}"),
+            }
+        }
     }
 }
