@@ -1,6 +1,7 @@
 //! The `sextant` command: analyses on the command line and the server.
 
 mod cli;
+mod endpoints;
 mod http;
 mod jsonl;
 mod service;

@@ -1,7 +1,9 @@
-//! The HTTP adapter of the service core: axum routes under `/tsp/api`, JSON
-//! bodies parsed here (so that a malformed body is a TSP `ErrorResponse`, not
-//! axum's plain text), results and errors written as JSON.
+//! The HTTP adapter of the service core: the routes of the endpoint table
+//! (`crate::endpoints`) under `/tsp/api`, JSON bodies parsed here (so that a
+//! malformed body is a TSP `ErrorResponse`, not axum's plain text), results
+//! and errors written as JSON.
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -9,10 +11,11 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::{Json, Router};
 use serde_json::Value;
 
+use crate::endpoints::{Endpoint, Verb, ENDPOINTS};
 use crate::service::{ErrorKind, Result, Service, ServiceError};
 
 /// Largest request body accepted.
@@ -56,171 +59,71 @@ fn body_json(body: std::result::Result<Bytes, BytesRejection>) -> Result<Value> 
 
 type Body = std::result::Result<Bytes, BytesRejection>;
 
-/// A POST handler of the service taking the experiment, the output and the
-/// body; the work (sampling states, building series) runs on a blocking
-/// thread so that a large request never stalls the other connections.
-macro_rules! output_post {
-    ($method:ident) => {
-        |State(s): S, Path((exp, out)): Path<(String, String)>, body: Body| async move {
-            let r = match body_json(body) {
-                Ok(b) => tokio::task::spawn_blocking(move || s.$method(&exp, &out, &b))
-                    .await
-                    .unwrap_or_else(|e| {
-                        Err(ServiceError::new(
-                            ErrorKind::Internal,
-                            "Internal error",
-                            e.to_string(),
-                        ))
-                    }),
-                Err(e) => Err(e),
-            };
-            reply(r)
-        }
+/// Answers one endpoint of the table. The work (sampling states, running a
+/// model over the traces) runs on a blocking thread so that a large request
+/// never stalls the other connections.
+async fn answer(
+    service: Arc<Service>,
+    endpoint: &'static Endpoint,
+    ids: HashMap<String, String>,
+    body: Body,
+) -> Response {
+    // GET and DELETE carry no body: whatever came is ignored.
+    let body = match endpoint.verb {
+        Verb::Post => body_json(body),
+        Verb::Get | Verb::Delete => Ok(Value::Object(Default::default())),
     };
+    let r = match body {
+        Ok(b) => tokio::task::spawn_blocking(move || {
+            endpoint.call(&service, |name| ids.get(name).cloned(), &b)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(ServiceError::new(
+                ErrorKind::Internal,
+                "Internal error",
+                e.to_string(),
+            ))
+        }),
+        Err(e) => Err(e),
+    };
+    reply(r)
+}
+
+fn method_router(endpoint: &'static Endpoint) -> MethodRouter<Arc<Service>> {
+    let filter = match endpoint.verb {
+        Verb::Get => MethodFilter::GET,
+        Verb::Post => MethodFilter::POST,
+        Verb::Delete => MethodFilter::DELETE,
+    };
+    if endpoint.ids().next().is_none() {
+        on(filter, move |State(s): S, body: Body| {
+            answer(s, endpoint, HashMap::new(), body)
+        })
+    } else {
+        on(
+            filter,
+            move |State(s): S, Path(ids): Path<HashMap<String, String>>, body: Body| {
+                answer(s, endpoint, ids, body)
+            },
+        )
+    }
 }
 
 pub fn router(service: Arc<Service>) -> Router {
-    let api = Router::new()
-        .route(
-            "/health",
-            get(|State(s): S| async move { Json(s.health()) }),
-        )
-        .route(
-            "/identifier",
-            get(|State(s): S| async move { Json(s.identifier()) }),
-        )
-        .route(
-            "/traces",
-            get(|State(s): S| async move { Json(s.traces()) }).post(
-                |State(s): S, body: Body| async move {
-                    reply(body_json(body).and_then(|b| s.open_trace(&b)))
-                },
-            ),
-        )
-        .route(
-            "/traces/{uuid}",
-            get(|State(s): S, Path(u): Path<String>| async move { reply(s.trace(&u)) }).delete(
-                |State(s): S, Path(u): Path<String>| async move { reply(s.delete_trace(&u)) },
-            ),
-        )
-        .route(
-            "/experiments",
-            get(|State(s): S| async move { Json(s.experiments()) }).post(
-                |State(s): S, body: Body| async move {
-                    reply(body_json(body).and_then(|b| s.create_experiment(&b)))
-                },
-            ),
-        )
-        .route(
-            "/experiments/{uuid}",
-            get(|State(s): S, Path(u): Path<String>| async move { reply(s.experiment(&u)) })
-                .delete(|State(s): S, Path(u): Path<String>| async move {
-                    reply(s.delete_experiment(&u))
-                }),
-        )
-        .route(
-            "/experiments/{uuid}/outputs",
-            get(|State(s): S, Path(u): Path<String>| async move { reply(s.outputs(&u)) }),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/markerSets",
-            get(|State(s): S, Path(u): Path<String>| async move { reply(s.marker_sets(&u)) }),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}",
-            get(
-                |State(s): S, Path((u, o)): Path<(String, String)>| async move {
-                    reply(s.output(&u, &o))
-                },
-            )
-            // Runs the model over the traces: a blocking thread.
-            .post(output_post!(create_derived)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}/{derived}",
-            delete(
-                |State(s): S, Path((u, o, d)): Path<(String, String, String)>| async move {
-                    reply(s.delete_derived(&u, &o, &d))
-                },
-            ),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}/style",
-            post(
-                |State(s): S, Path((u, o)): Path<(String, String)>, body: Body| async move {
-                    reply(body_json(body).and_then(|_| s.style(&u, &o)))
-                },
-            ),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}/annotations",
-            get(
-                |State(s): S, Path((u, o)): Path<(String, String)>| async move {
-                    reply(s.annotation_categories(&u, &o))
-                },
-            )
-            .post(
-                |State(s): S, Path((u, o)): Path<(String, String)>, body: Body| async move {
-                    reply(body_json(body).and_then(|_| s.annotations(&u, &o)))
-                },
-            ),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/timeGraph/{output}/tree",
-            post(output_post!(timegraph_tree)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/timeGraph/{output}/states",
-            post(output_post!(timegraph_states)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/timeGraph/{output}/arrows",
-            post(output_post!(timegraph_arrows)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/timeGraph/{output}/tooltip",
-            post(output_post!(timegraph_tooltip)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/XY/{output}/tree",
-            post(output_post!(xy_tree)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/XY/{output}/xy",
-            post(output_post!(xy)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/table/{output}/columns",
-            post(output_post!(table_columns)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/table/{output}/lines",
-            post(output_post!(table_lines)),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}/configTypes",
-            get(
-                |State(s): S, Path((u, o)): Path<(String, String)>| async move {
-                    reply(s.output_config_types(&u, &o))
-                },
-            ),
-        )
-        .route(
-            "/experiments/{uuid}/outputs/{output}/configTypes/{id}",
-            get(
-                |State(s): S, Path((u, o, t)): Path<(String, String, String)>| async move {
-                    reply(s.output_config_type(&u, &o, &t))
-                },
-            ),
-        )
-        .route(
-            "/config/types",
-            get(|State(s): S| async move { Json(s.config_types()) }),
-        )
-        .route(
-            "/config/types/{id}",
-            get(|State(s): S, Path(id): Path<String>| async move { reply(s.config_type(&id)) }),
-        );
+    // One method router per route, every verb of the table merged into it.
+    let mut routes: BTreeMap<&str, MethodRouter<Arc<Service>>> = BTreeMap::new();
+    for endpoint in ENDPOINTS {
+        let m = method_router(endpoint);
+        let merged = match routes.remove(endpoint.route) {
+            Some(existing) => existing.merge(m),
+            None => m,
+        };
+        routes.insert(endpoint.route, merged);
+    }
+    let api = routes
+        .into_iter()
+        .fold(Router::new(), |r, (route, m)| r.route(route, m));
     Router::new()
         .nest("/tsp/api", api)
         .method_not_allowed_fallback(|| async {
