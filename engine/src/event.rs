@@ -37,6 +37,14 @@ pub trait EventSource {
     fn advance(&mut self) -> Result<bool, ReadError>;
     /// The current event, after `advance` returned true.
     fn event(&self) -> Option<Self::Event<'_>>;
+    /// Positions the reader so that the next `advance` yields the first event
+    /// at or after `ns` (ns from the clock's origin): what a full read would
+    /// yield from there on. Readers that can skip to a time without decoding
+    /// what lies before it say so by overriding this; the others refuse.
+    fn seek(&mut self, ns: i64) -> Result<(), ReadError> {
+        let _ = ns;
+        Err(ReadError::new(NotSeekable))
+    }
     /// Bytes consumed and total, for progress reporting.
     fn progress(&self) -> (u64, u64);
     /// What went wrong without stopping the read (lost events, time going
@@ -54,3 +62,8 @@ impl ReadError {
         ReadError(Box::new(e))
     }
 }
+
+/// A reader that cannot skip to a time (e.g. text read from a pipe).
+#[derive(Debug, thiserror::Error)]
+#[error("this trace input cannot be read from a given time (not a file)")]
+pub struct NotSeekable;

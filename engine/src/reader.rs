@@ -72,3 +72,75 @@ fn looks_like_ftrace(head: &[u8]) -> bool {
             !l.starts_with('#') && l.contains("] ") && l.contains(": ") && l.contains('-')
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+
+    /// (time, name, cpu) of every event from where the reader stands.
+    struct Drain;
+    impl WithSource for Drain {
+        type Output = Vec<(i64, String, Option<u32>)>;
+        fn run<S: EventSource>(self, mut s: S) -> Self::Output {
+            let mut out = Vec::new();
+            while s.advance().expect("fixture reads") {
+                let e = s.event().expect("advanced");
+                out.push((e.ts(), e.name().to_string(), e.cpu()));
+            }
+            out
+        }
+    }
+
+    struct SeekThenDrain(i64);
+    impl WithSource for SeekThenDrain {
+        type Output = Vec<(i64, String, Option<u32>)>;
+        fn run<S: EventSource>(self, mut s: S) -> Self::Output {
+            s.seek(self.0).expect("seek");
+            Drain.run(s)
+        }
+    }
+
+    fn fixture(rel: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures")
+            .join(rel)
+    }
+
+    /// After `seek(t)`, a reader yields exactly the events a full read yields
+    /// from the first one at or after `t`.
+    fn check_seeks(path: &Path) {
+        let all = AnyReader::open(path).unwrap().with(Drain);
+        assert!(all.len() > 1000, "{}: fixture too small", path.display());
+        let first = all[0].0;
+        let last = all[all.len() - 1].0;
+        let mut points = vec![first - 1, first, last, last + 1];
+        for k in [1, 7, 100, 333, 500, 901, 999] {
+            let i = all.len() * k / 1000;
+            points.push(all[i].0);
+            points.push(all[i].0 + 1);
+        }
+        for t in points {
+            let from = all.partition_point(|e| e.0 < t);
+            let tail = AnyReader::open(path).unwrap().with(SeekThenDrain(t));
+            assert_eq!(
+                tail.len(),
+                all.len() - from,
+                "{}: seek to {t}: event count",
+                path.display()
+            );
+            assert!(tail[..] == all[from..], "{}: seek to {t}", path.display());
+        }
+    }
+
+    #[test]
+    fn seek_ctf_equals_tail_of_full_read() {
+        check_seeks(&fixture("scenario-a/ctf"));
+        check_seeks(&fixture("scenario-b/ctf"));
+    }
+
+    #[test]
+    fn seek_ftrace_equals_tail_of_full_read() {
+        check_seeks(&fixture("scenario-a/trace.txt"));
+    }
+}

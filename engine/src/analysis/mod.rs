@@ -2,5 +2,7 @@
 
 pub mod discovery;
 pub mod executions;
+pub mod explain;
+pub mod facilities;
 pub mod model;
 pub mod stats;

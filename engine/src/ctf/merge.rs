@@ -131,6 +131,23 @@ impl CtfReader {
         }
     }
 
+    /// Positions the reader so that the next `advance` yields the first event
+    /// at or after `ns` (in any direction, at any time): each stream skips the
+    /// packets that end before `ns` without decoding their events.
+    pub fn seek(&mut self, ns: i64) -> Result<(), CtfError> {
+        self.heap.clear();
+        self.current = None;
+        self.started = true;
+        self.last_ts = i64::MIN;
+        for i in 0..self.streams.len() {
+            if self.streams[i].seek(ns)? {
+                let ts = self.streams[i].ts().expect("positioned");
+                self.heap.push(Reverse((ts, i)));
+            }
+        }
+        Ok(())
+    }
+
     fn note_time(&mut self, ts: i64, stream: usize) {
         if ts < self.last_ts {
             self.warnings.backwards_timestamps += 1;
@@ -157,6 +174,10 @@ impl crate::event::EventSource for CtfReader {
 
     fn event(&self) -> Option<EventRef<'_>> {
         CtfReader::event(self)
+    }
+
+    fn seek(&mut self, ns: i64) -> Result<(), crate::event::ReadError> {
+        CtfReader::seek(self, ns).map_err(crate::event::ReadError::new)
     }
 
     fn progress(&self) -> (u64, u64) {

@@ -36,6 +36,8 @@ pub struct PacketInfo {
     pub events_discarded: Option<u64>,
     pub seq_num: Option<u64>,
     pub ts_begin: Option<u64>,
+    /// Clock value (cycles) of the packet's last event, when the context says.
+    pub ts_end: Option<u64>,
 }
 
 /// The event a stream is positioned on.
@@ -205,31 +207,15 @@ impl StreamFile {
             if offset >= self.file_len {
                 return Ok(false);
             }
-            let left = self.file_len - offset;
             self.release(self.data.clone());
-            self.data = offset as usize..self.file_len as usize;
-            self.packet.offset = offset;
-            let (info, body_start) = match self.read_packet_header(offset) {
-                Ok(r) => r,
-                Err(e) => return Err(self.decode_error(e)),
-            };
-            let packet_bytes = info.packet_bits / 8;
-            if packet_bytes > left {
-                return Err(self.data_error(
-                    0,
-                    format!(
-                        "truncated packet: its size is {packet_bytes} bytes but the file has {left} bytes left"
-                    ),
-                ));
-            }
-            self.data = offset as usize..(offset + packet_bytes) as usize;
+            let (info, body_start) = self.load_packet_header(offset)?;
             if let Some(map) = &self.map {
                 // Map the whole packet in one call rather than fault page by
                 // page (a hint: older kernels refuse it and nothing changes).
                 let _ = map.advise_range(Advice::PopulateRead, self.data.start, self.data.len());
             }
+            self.next_packet = offset + info.packet_bits / 8;
             self.packet = info;
-            self.next_packet = offset + packet_bytes;
             self.pos = body_start;
             self.in_packet = true;
             if let Some(d) = self.packet.events_discarded {
@@ -240,6 +226,65 @@ impl StreamFile {
             }
             // An empty packet: go on to the next one.
         }
+    }
+
+    /// Reads the header and context of the packet at `offset` (which must be
+    /// below the file size) and makes `data` the packet's bytes; checks that
+    /// the packet fits in the file. Returns it and where its events start.
+    fn load_packet_header(&mut self, offset: u64) -> Result<(PacketInfo, u64), CtfError> {
+        let left = self.file_len - offset;
+        self.data = offset as usize..self.file_len as usize;
+        self.packet.offset = offset;
+        let (info, body_start) = match self.read_packet_header(offset) {
+            Ok(r) => r,
+            Err(e) => return Err(self.decode_error(e)),
+        };
+        let packet_bytes = info.packet_bits / 8;
+        if packet_bytes > left {
+            return Err(self.data_error(
+                0,
+                format!(
+                    "truncated packet: its size is {packet_bytes} bytes but the file has {left} bytes left"
+                ),
+            ));
+        }
+        self.data = offset as usize..(offset + packet_bytes) as usize;
+        Ok((info, body_start))
+    }
+
+    /// Positions the stream on its first event at or after `ns` (false when
+    /// there is none), from wherever it was. Packets whose context says they
+    /// end before `ns` are skipped whole, reading only their header and
+    /// context (a few dozen bytes each); events are decoded from the first
+    /// packet that may hold `ns` on.
+    pub fn seek(&mut self, ns: i64) -> Result<bool, CtfError> {
+        self.release(self.data.clone());
+        self.in_packet = false;
+        self.current = None;
+        self.next_packet = 0;
+        while self.next_packet < self.file_len {
+            let offset = self.next_packet;
+            let (info, _) = self.load_packet_header(offset)?;
+            let ends_before = match (info.ts_end, self.layout.streams[info.stream].clock) {
+                (Some(end), Some(c)) => self.layout.clocks[c].ns_from_origin(end) < ns,
+                (Some(end), None) => (end as i64) < ns,
+                (None, _) => false,
+            };
+            if !ends_before {
+                break;
+            }
+            self.next_packet = offset + info.packet_bits / 8;
+            if let Some(d) = info.events_discarded {
+                self.discarded = self.discarded.max(d);
+            }
+        }
+        self.data = 0..0;
+        while self.advance()? {
+            if self.ts().is_some_and(|t| t >= ns) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Decodes the packet header and context at the start of `data`. Returns
@@ -317,6 +362,7 @@ impl StreamFile {
                 events_discarded: ctx.get("events_discarded"),
                 seq_num: ctx.get("packet_seq_num"),
                 ts_begin,
+                ts_end: ctx.get("timestamp_end"),
             },
             cur.pos,
         ))

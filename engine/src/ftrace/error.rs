@@ -17,6 +17,14 @@ pub enum FtraceError {
         line: u64,
         message: String,
     },
+    /// The same, after a seek: the line number is not known there, its byte
+    /// offset is (`path: byte N: message`).
+    #[error("{}: byte {offset}: {message}", path.display())]
+    At {
+        path: PathBuf,
+        offset: u64,
+        message: String,
+    },
 }
 
 impl FtraceError {

@@ -41,7 +41,7 @@ mod tests;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 pub use error::FtraceError;
@@ -130,6 +130,14 @@ pub struct FtraceReader {
     interner: Interner,
     tracer: Option<String>,
     warnings: Warnings,
+    /// Opened from a file, which `seek` may reopen.
+    seekable: bool,
+    /// After a seek: events before this time are read (to keep the reorder
+    /// window's order) but not yielded.
+    floor: i64,
+    /// After a seek: the byte offset reading started from; line numbers are
+    /// counted from there and errors name byte offsets instead.
+    origin: Option<u64>,
 }
 
 impl FtraceReader {
@@ -137,11 +145,9 @@ impl FtraceReader {
     pub fn open(path: &Path) -> Result<FtraceReader, FtraceError> {
         let file = File::open(path).map_err(|e| FtraceError::io(path, e))?;
         let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-        Ok(FtraceReader::from_reader(
-            path,
-            BufReader::with_capacity(1 << 16, file),
-            total,
-        ))
+        let mut r = FtraceReader::from_reader(path, BufReader::with_capacity(1 << 16, file), total);
+        r.seekable = true;
+        Ok(r)
     }
 
     /// Reads ftrace text from any buffered input; `path` names it in errors,
@@ -169,7 +175,45 @@ impl FtraceReader {
             interner: Interner::default(),
             tracer: None,
             warnings: Warnings::default(),
+            seekable: false,
+            floor: i64::MIN,
+            origin: None,
         }
+    }
+
+    /// Positions the reader so that the next `advance` yields the first
+    /// event at or after `ns`, as a full read would. A binary search over the
+    /// file by the times of its lines finds a line more than twice the
+    /// reorder window before `ns` (lines are nearly sorted), and reading
+    /// resumes there; the events before `ns` are read but not yielded.
+    /// Header lines are not read again: `tracer` and the ring-buffer
+    /// warnings keep what was read before.
+    pub fn seek(&mut self, ns: i64) -> Result<(), FtraceError> {
+        if !self.seekable {
+            return Err(FtraceError::At {
+                path: self.path.clone(),
+                offset: self.consumed,
+                message: "cannot seek: this input is not a file".into(),
+            });
+        }
+        let mut file = File::open(&self.path).map_err(|e| FtraceError::io(&self.path, e))?;
+        let target = ns.saturating_sub(self.window_ns.saturating_mul(2));
+        let start = search_line_before(&mut file, self.total, target)
+            .map_err(|e| FtraceError::io(&self.path, e))?;
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| FtraceError::io(&self.path, e))?;
+        self.input = Box::new(BufReader::with_capacity(1 << 16, file));
+        self.consumed = start;
+        self.lineno = 0;
+        self.origin = Some(start);
+        self.eof = false;
+        self.heap.clear();
+        self.free = (0..self.slots.len()).collect();
+        self.current = None;
+        self.max_read_ts = i64::MIN;
+        self.last_ts = i64::MIN;
+        self.floor = ns;
+        Ok(())
     }
 
     /// Sets the reorder window: an event is yielded once the input is more
@@ -220,6 +264,10 @@ impl FtraceReader {
                 let passed = self.max_read_ts.saturating_sub(ts) > self.window_ns;
                 if self.eof || passed || self.heap.len() >= self.max_pending {
                     let Reverse((ts, lineno, i)) = self.heap.pop().expect("peeked");
+                    if ts < self.floor {
+                        self.free.push(i);
+                        continue;
+                    }
                     if ts < self.last_ts {
                         self.warnings.backwards_timestamps += 1;
                         if self.warnings.first_backwards.is_none() {
@@ -252,6 +300,7 @@ impl FtraceReader {
             }
         };
         loop {
+            let line_offset = self.consumed;
             let slot = &mut self.slots[i];
             slot.line.clear();
             let n = self
@@ -272,10 +321,18 @@ impl FtraceReader {
                 Ok(p) => p,
                 Err(message) => {
                     self.free.push(i);
-                    return Err(FtraceError::Line {
-                        path: self.path.clone(),
-                        line: self.lineno,
-                        message,
+                    let path = self.path.clone();
+                    return Err(match self.origin {
+                        None => FtraceError::Line {
+                            path,
+                            line: self.lineno,
+                            message,
+                        },
+                        Some(_) => FtraceError::At {
+                            path,
+                            offset: line_offset,
+                            message,
+                        },
                     });
                 }
             };
@@ -318,6 +375,64 @@ impl FtraceReader {
             name: &self.interner.names[slot.class as usize],
             lineno: slot.lineno,
         })
+    }
+}
+
+/// The byte offset of a line whose event is earlier than `target` and
+/// after which no line is (as far as a binary search over nearly sorted lines
+/// can tell); 0 when the file starts at or after `target`. Reads a few lines
+/// at each of about log2(size) probes.
+fn search_line_before(file: &mut File, size: u64, target: i64) -> std::io::Result<u64> {
+    let (mut lo, mut hi) = (0u64, size);
+    while hi - lo > 4096 {
+        let mid = lo + (hi - lo) / 2;
+        match first_event_after(file, mid)? {
+            Some((at, ts)) if ts < target && at < hi => lo = at,
+            _ => hi = mid,
+        }
+    }
+    // Within the last few kilobytes: the last line start before `target`.
+    let mut best = 0;
+    let mut at = lo;
+    while at < hi {
+        match first_event_after(file, at)? {
+            Some((line, ts)) if ts < target && line < hi => {
+                best = line;
+                at = line + 1;
+            }
+            _ => break,
+        }
+    }
+    Ok(best.max(lo))
+}
+
+/// The start of the first event line at or after `offset` (the line holding
+/// `offset` is skipped unless `offset` starts it) and its time.
+fn first_event_after(file: &mut File, offset: u64) -> std::io::Result<Option<(u64, i64)>> {
+    let mut at = offset;
+    if offset > 0 {
+        // Does `offset` start a line? Only if the byte before it ends one.
+        at = offset - 1;
+    }
+    file.seek(SeekFrom::Start(at))?;
+    let mut r = BufReader::with_capacity(8192, &mut *file);
+    let mut line = Vec::with_capacity(256);
+    if offset > 0 {
+        at += r.read_until(b'\n', &mut line)? as u64;
+    }
+    loop {
+        line.clear();
+        let n = r.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        while matches!(line.last(), Some(b'\n' | b'\r')) {
+            line.pop();
+        }
+        if let Ok(Line::Event(ev)) = line::parse(&line) {
+            return Ok(Some((at, ev.ts)));
+        }
+        at += n as u64;
     }
 }
 
@@ -470,6 +585,10 @@ impl EventSource for FtraceReader {
 
     fn event(&self) -> Option<FtraceEvent<'_>> {
         FtraceReader::event(self)
+    }
+
+    fn seek(&mut self, ns: i64) -> Result<(), ReadError> {
+        FtraceReader::seek(self, ns).map_err(ReadError::new)
     }
 
     fn progress(&self) -> (u64, u64) {

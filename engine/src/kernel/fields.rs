@@ -62,6 +62,15 @@ impl<'a> Payload<'a> {
         }
     }
 
+    /// An unsigned value (addresses, masks): any integer, as its 64 bits.
+    pub fn uint(&self, name: &str) -> Option<u64> {
+        match self.get(name)? {
+            Val::Int(i) => Some(i as u64),
+            Val::BigUnsigned(u) => Some(u),
+            _ => None,
+        }
+    }
+
     pub fn str(&self, name: &str) -> Option<&'a [u8]> {
         match self.get(name)? {
             Val::Str { start, end } => Some(&self.fields.text[start as usize..end as usize]),

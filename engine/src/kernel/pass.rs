@@ -36,7 +36,8 @@ pub struct PassSummary {
     pub first_ts: Option<i64>,
     pub last_ts: i64,
     pub repairs: u64,
-    /// Stopped early because every analysis was done.
+    /// Stopped before the end of the source: every analysis was done, or
+    /// the pass reached its `until`.
     pub stopped_early: bool,
 }
 
@@ -54,15 +55,34 @@ pub fn run<S: EventSource>(
     source: &mut S,
     model: &mut KernelModel,
     analyses: &mut [&mut dyn Analysis],
+    progress: impl FnMut(u64, u64),
+) -> Result<PassSummary, ReadError> {
+    run_until(source, model, analyses, i64::MAX, progress)
+}
+
+/// The pass from wherever `source` stands (e.g. after a seek) up to and
+/// including the events at `until`: the first event after it is not applied,
+/// and the analyses finish at `until`. Reading a range costs the range.
+pub fn run_until<S: EventSource>(
+    source: &mut S,
+    model: &mut KernelModel,
+    analyses: &mut [&mut dyn Analysis],
+    until: i64,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<PassSummary, ReadError> {
     let mut classes: HashMap<u64, ClassInfo> = HashMap::default();
     let mut fields = Fields::default();
     let mut summary = PassSummary::default();
+    let mut passed_until = false;
     while source.advance()? {
         let ev = source.event().expect("advance returned true");
-        summary.events += 1;
         let ts = ev.ts();
+        if ts > until {
+            summary.stopped_early = true;
+            passed_until = true;
+            break;
+        }
+        summary.events += 1;
         summary.first_ts.get_or_insert(ts);
         summary.last_ts = ts;
         if summary.events % 65536 == 0 {
@@ -123,8 +143,9 @@ pub fn run<S: EventSource>(
             a.on_event(&kev, before, model);
         }
     }
+    let end = if passed_until { until } else { summary.last_ts };
     for a in analyses.iter_mut() {
-        a.finish(model, summary.last_ts);
+        a.finish(model, end);
     }
     summary.repairs = model.repairs;
     Ok(summary)

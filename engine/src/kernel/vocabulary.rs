@@ -64,6 +64,10 @@ pub fn canonical_event(raw: &str) -> Cow<'_, str> {
     match base {
         // Kernels >= 6.13 replaced hrtimer_init by hrtimer_setup.
         "hrtimer_setup" => Cow::Borrowed("hrtimer_init"),
+        // LTTng prefixes the softirq events with their subsystem.
+        "softirq_entry" => Cow::Borrowed("irq_softirq_entry"),
+        "softirq_exit" => Cow::Borrowed("irq_softirq_exit"),
+        "softirq_raise" => Cow::Borrowed("irq_softirq_raise"),
         _ if base.len() == raw.len() => Cow::Borrowed(raw),
         _ => Cow::Owned(base.to_string()),
     }
@@ -147,6 +151,12 @@ mod tests {
         );
         assert_eq!(canonical_event("sys_open"), "syscall_entry_open");
         assert_eq!(canonical_event("timer:hrtimer_setup"), "hrtimer_init");
+        assert_eq!(canonical_event("irq:softirq_entry"), "irq_softirq_entry");
+        assert_eq!(canonical_event("irq_softirq_exit"), "irq_softirq_exit");
+        assert_eq!(
+            canonical_event("irq:irq_handler_entry"),
+            "irq_handler_entry"
+        );
         assert_eq!(
             canonical_event("lttng_statedump_process_state"),
             "lttng_statedump_process_state"

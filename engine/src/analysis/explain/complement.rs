@@ -1,0 +1,270 @@
+//! The critical path's complement: while a thread on the path was ready to
+//! run but had no CPU (preempted, or woken and waiting), who ran instead, on
+//! which CPU, at which priority; a thread of lower priority than the analysed
+//! one (a larger kernel-order number) holding the path back is a priority
+//! inversion.
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::Serialize;
+
+use super::graph::Graph;
+use super::path::PathPiece;
+use crate::kernel::model::ThreadState;
+
+/// A thread that ran while the path waited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Runner {
+    pub tid: i64,
+    pub comm: String,
+    /// Kernel-order priority when it started running there.
+    pub prio: Option<i32>,
+    pub cpu: u32,
+    /// Time it ran during the interval (ns).
+    pub duration: i64,
+    /// Its priority is lower than the analysed thread's.
+    pub inversion: bool,
+}
+
+/// One interval of the path without a CPU, and who ran meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Held {
+    pub path_tid: i64,
+    pub path_comm: String,
+    pub path_prio: Option<i32>,
+    pub state: &'static str,
+    pub start: i64,
+    pub end: i64,
+    /// Longest first.
+    pub running: Vec<Runner>,
+}
+
+/// One thread's total over the whole path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Culprit {
+    pub tid: i64,
+    pub comm: String,
+    pub prio: Option<i32>,
+    pub duration: i64,
+    pub inversion: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Complement {
+    /// In path order.
+    pub intervals: Vec<Held>,
+    /// Every thread that held the path back, longest first.
+    pub culprits: Vec<Culprit>,
+}
+
+/// A running segment on one CPU.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: i64,
+    end: i64,
+    tid: i64,
+    prio: Option<i32>,
+}
+
+/// The complement of `path` in `graph`. `reference_prio` is the analysed
+/// thread's priority; `cpus` limits the CPUs looked at (all when `None`).
+pub fn complement(
+    graph: &Graph,
+    path: &[PathPiece],
+    analysed: i64,
+    reference_prio: Option<i32>,
+    cpus: Option<&[u32]>,
+) -> Complement {
+    // Running segments per CPU, in time order (the idle task is not a thread
+    // that holds anything back).
+    let mut per_cpu: HashMap<u32, Vec<Run>> = HashMap::default();
+    for (&tid, line) in &graph.lines {
+        for s in &line.segments {
+            let Some(cpu) = s.cpu else { continue };
+            if s.state != ThreadState::Running || cpus.is_some_and(|c| !c.contains(&cpu)) {
+                continue;
+            }
+            per_cpu.entry(cpu).or_default().push(Run {
+                start: s.start,
+                end: s.end,
+                tid,
+                prio: s.prio,
+            });
+        }
+    }
+    for runs in per_cpu.values_mut() {
+        runs.sort_by_key(|r| r.start);
+    }
+    let mut cpu_ids: Vec<u32> = per_cpu.keys().copied().collect();
+    cpu_ids.sort_unstable();
+    let inversion = |tid: i64, prio: Option<i32>| {
+        tid != analysed && matches!((prio, reference_prio), (Some(p), Some(r)) if p > r)
+    };
+    let mut out = Complement::default();
+    let mut totals: HashMap<i64, Culprit> = HashMap::default();
+    for piece in path.iter().filter(|p| p.state.wants_cpu()) {
+        let mut running: Vec<Runner> = Vec::new();
+        for &cpu in &cpu_ids {
+            let runs = &per_cpu[&cpu];
+            // Runs are disjoint on a CPU: those ending after the start.
+            let first = runs.partition_point(|r| r.end <= piece.start);
+            for r in runs[first..].iter().take_while(|r| r.start < piece.end) {
+                if r.tid == piece.tid {
+                    continue;
+                }
+                let d = r.end.min(piece.end) - r.start.max(piece.start);
+                if d <= 0 {
+                    continue;
+                }
+                match running
+                    .iter_mut()
+                    .find(|x| x.tid == r.tid && x.cpu == cpu && x.prio == r.prio)
+                {
+                    Some(x) => x.duration += d,
+                    None => running.push(Runner {
+                        tid: r.tid,
+                        comm: graph.comm(r.tid).to_string(),
+                        prio: r.prio,
+                        cpu,
+                        duration: d,
+                        inversion: inversion(r.tid, r.prio),
+                    }),
+                }
+            }
+        }
+        running.sort_by(|a, b| b.duration.cmp(&a.duration).then(a.tid.cmp(&b.tid)));
+        for r in &running {
+            let c = totals.entry(r.tid).or_insert_with(|| Culprit {
+                tid: r.tid,
+                comm: r.comm.clone(),
+                prio: r.prio,
+                duration: 0,
+                inversion: false,
+            });
+            c.duration += r.duration;
+            c.inversion |= r.inversion;
+            if r.inversion {
+                c.prio = r.prio;
+            }
+        }
+        let path_prio = graph
+            .line(piece.tid)
+            .and_then(|l| l.segment_before(piece.end))
+            .and_then(|s| s.prio);
+        out.intervals.push(Held {
+            path_tid: piece.tid,
+            path_comm: graph.comm(piece.tid).to_string(),
+            path_prio,
+            state: piece.state.name(),
+            start: piece.start,
+            end: piece.end,
+            running,
+        });
+    }
+    out.culprits = totals.into_values().collect();
+    out.culprits
+        .sort_by(|a, b| b.duration.cmp(&a.duration).then(a.tid.cmp(&b.tid)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::explain::graph::{Line, Segment};
+    use crate::analysis::explain::path::PathState;
+    use ThreadState::*;
+
+    fn seg(start: i64, end: i64, state: ThreadState, cpu: u32, prio: i32) -> Segment {
+        Segment {
+            start,
+            end,
+            state,
+            cpu: Some(cpu),
+            prio: Some(prio),
+        }
+    }
+
+    #[test]
+    fn runners_priorities_and_inversions() {
+        // Path: 2 (prio 89) preempted 10..40 on CPU 0: 3 (prio 49) runs
+        // 10..30, 1 (the analysed thread, prio 19) 30..35, 4 (prio 9) 35..40;
+        // 5 (prio 120) runs on CPU 1 throughout.
+        let mut g = Graph {
+            start: 0,
+            end: 50,
+            ..Graph::default()
+        };
+        let mut add = |tid: i64, segments: Vec<Segment>| {
+            g.lines.insert(
+                tid,
+                Line {
+                    comm: format!("t{tid}"),
+                    segments,
+                    wakeups: vec![],
+                },
+            );
+        };
+        add(
+            1,
+            vec![
+                seg(0, 30, Blocked, 0, 19),
+                seg(30, 35, Running, 0, 19),
+                seg(35, 50, Blocked, 0, 19),
+            ],
+        );
+        add(
+            2,
+            vec![
+                seg(0, 10, Running, 0, 89),
+                seg(10, 40, Preempted, 0, 89),
+                seg(40, 50, Running, 0, 89),
+            ],
+        );
+        add(3, vec![seg(10, 30, Running, 0, 49)]);
+        add(4, vec![seg(35, 40, Running, 0, 9)]);
+        add(5, vec![seg(0, 50, Running, 1, 120)]);
+        let path = vec![
+            PathPiece {
+                tid: 2,
+                state: PathState::Running,
+                start: 0,
+                end: 10,
+            },
+            PathPiece {
+                tid: 2,
+                state: PathState::Preempted,
+                start: 10,
+                end: 40,
+            },
+            PathPiece {
+                tid: 2,
+                state: PathState::Running,
+                start: 40,
+                end: 50,
+            },
+        ];
+        let c = complement(&g, &path, 1, Some(19), None);
+        assert_eq!(c.intervals.len(), 1);
+        let got: Vec<(i64, u32, i64, bool)> = c.intervals[0]
+            .running
+            .iter()
+            .map(|r| (r.tid, r.cpu, r.duration, r.inversion))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (5, 1, 30, true),
+                (3, 0, 20, true),
+                (1, 0, 5, false),
+                (4, 0, 5, false)
+            ]
+        );
+        assert_eq!(c.intervals[0].path_prio, Some(89));
+        // Only CPU 0.
+        let c0 = complement(&g, &path, 1, Some(19), Some(&[0]));
+        assert_eq!(
+            c0.culprits.first().map(|x| (x.tid, x.prio)),
+            Some((3, Some(49)))
+        );
+        assert!(c0.culprits.iter().all(|x| x.tid != 5));
+    }
+}

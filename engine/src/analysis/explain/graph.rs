@@ -1,0 +1,392 @@
+//! The execution graph of a time range: each thread's state segments and the
+//! edges between threads (wake-ups, forks), recorded in the single pass from
+//! the kernel model's transitions. Only the range is kept: memory grows with
+//! the state changes inside it, not with the trace.
+//!
+//! A wake-up's waker is what ran on the waking CPU: an interrupt, softirq or
+//! timer callback when one was open there (their entry/exit events, when the
+//! trace has them), else the CPU's thread. `sched_waking` (emitted by the
+//! waker, on its CPU) is preferred; a `sched_wakeup` counts only when no
+//! `sched_waking` announced it (older kernels, or tracers that record only
+//! the wakeup).
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::Serialize;
+
+use crate::kernel::model::{KEvent, KernelModel, ThreadState};
+use crate::kernel::pass::Analysis;
+use crate::kernel::vocabulary::Kind;
+
+/// What was running on a CPU when it woke a thread up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Context {
+    Thread {
+        tid: i64,
+    },
+    /// A hardware interrupt handler (`irq` number).
+    Irq {
+        irq: i64,
+    },
+    /// A softirq (`vec`: timer 1, net rx 3, sched 7, rcu 9, ...).
+    Softirq {
+        vec: i64,
+    },
+    /// An hrtimer callback (e.g. the end of a `clock_nanosleep`).
+    Timer,
+    /// The idle task, with no interrupt context in the trace: an interrupt
+    /// that the tracer did not record.
+    Idle {
+        cpu: Option<u32>,
+    },
+}
+
+/// A thread in one state over [start, end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    pub start: i64,
+    pub end: i64,
+    pub state: ThreadState,
+    /// Where it ran (running), or last ran.
+    pub cpu: Option<u32>,
+    /// Kernel-order priority when the segment began.
+    pub prio: Option<i32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wakeup {
+    pub ts: i64,
+    pub wakee: i64,
+    pub waker: Context,
+    pub cpu: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fork {
+    pub ts: i64,
+    pub parent: i64,
+    pub child: i64,
+}
+
+/// One thread's time line in the range.
+#[derive(Debug, Clone, Default)]
+pub struct Line {
+    /// Its last known name.
+    pub comm: String,
+    /// Contiguous, in time order.
+    pub segments: Vec<Segment>,
+    /// Wake-ups of this thread, in time order.
+    pub wakeups: Vec<Wakeup>,
+}
+
+impl Line {
+    /// The segment holding the instant just before `t` (start < t <= end).
+    pub fn segment_before(&self, t: i64) -> Option<&Segment> {
+        let i = self.segments.partition_point(|s| s.start < t);
+        let s = self.segments.get(i.checked_sub(1)?)?;
+        (s.end >= t).then_some(s)
+    }
+
+    /// The last segment that ends at or before `t`: where a walk resumes
+    /// when nothing is known at `t`.
+    pub fn last_ending_by(&self, t: i64) -> Option<&Segment> {
+        let i = self.segments.partition_point(|s| s.end <= t);
+        self.segments.get(i.checked_sub(1)?)
+    }
+
+    /// The wake-up that ended a blocked segment: the last one in it.
+    pub fn wakeup_in(&self, start: i64, end: i64) -> Option<&Wakeup> {
+        let i = self.wakeups.partition_point(|w| w.ts <= end);
+        let w = self.wakeups.get(i.checked_sub(1)?)?;
+        (w.ts >= start).then_some(w)
+    }
+}
+
+/// The graph of [start, end].
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub start: i64,
+    pub end: i64,
+    pub lines: HashMap<i64, Line>,
+    pub forks: Vec<Fork>,
+}
+
+impl Graph {
+    pub fn line(&self, tid: i64) -> Option<&Line> {
+        self.lines.get(&tid)
+    }
+
+    pub fn comm(&self, tid: i64) -> &str {
+        self.lines.get(&tid).map_or("", |l| l.comm.as_str())
+    }
+
+    /// Every wake-up of the range, in no particular order.
+    pub fn wakeups(&self) -> impl Iterator<Item = &Wakeup> {
+        self.lines.values().flat_map(|l| l.wakeups.iter())
+    }
+
+    /// Number of segments and edges: what the graph's memory grows with.
+    pub fn size(&self) -> usize {
+        self.lines
+            .values()
+            .map(|l| l.segments.len() + l.wakeups.len())
+            .sum::<usize>()
+            + self.forks.len()
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    start: i64,
+    state: ThreadState,
+    cpu: Option<u32>,
+    prio: Option<i32>,
+}
+
+/// Records the graph of [start, end] in the pass (after a seek to some time
+/// before `start`, so the model knows each thread's state at `start`).
+pub struct GraphBuilder {
+    graph: Graph,
+    open: HashMap<i64, Open>,
+    /// Interrupt contexts open on each CPU, innermost last.
+    contexts: Vec<Vec<Context>>,
+    /// Threads announced by a `sched_waking` whose `sched_wakeup` is to come.
+    announced: HashSet<i64>,
+    opened: bool,
+    finished: bool,
+}
+
+const CONTEXT_EVENTS: [&str; 6] = [
+    "irq_handler_entry",
+    "irq_handler_exit",
+    "irq_softirq_entry",
+    "irq_softirq_exit",
+    "hrtimer_expire_entry",
+    "hrtimer_expire_exit",
+];
+
+impl GraphBuilder {
+    pub fn new(start: i64, end: i64) -> GraphBuilder {
+        GraphBuilder {
+            graph: Graph {
+                start,
+                end: end.max(start),
+                ..Graph::default()
+            },
+            open: HashMap::default(),
+            contexts: Vec::new(),
+            announced: HashSet::default(),
+            opened: false,
+            finished: false,
+        }
+    }
+
+    pub fn into_graph(self) -> Graph {
+        self.graph
+    }
+
+    /// At the range's start: every thread the model knows begins a segment in
+    /// its current state.
+    fn open_range(&mut self, model: &KernelModel) {
+        self.opened = true;
+        let start = self.graph.start;
+        for t in model.threads() {
+            let line = self.graph.lines.entry(t.tid).or_default();
+            line.comm.clone_from(&t.comm);
+            self.open.insert(
+                t.tid,
+                Open {
+                    start,
+                    state: t.state,
+                    cpu: t.cpu,
+                    prio: t.prio_at(start),
+                },
+            );
+        }
+    }
+
+    fn close(&mut self, tid: i64, at: i64) {
+        if let Some(o) = self.open.remove(&tid) {
+            if at > o.start {
+                self.graph
+                    .lines
+                    .entry(tid)
+                    .or_default()
+                    .segments
+                    .push(Segment {
+                        start: o.start,
+                        end: at,
+                        state: o.state,
+                        cpu: o.cpu,
+                        prio: o.prio,
+                    });
+            }
+        }
+    }
+
+    fn context_stack(&mut self, cpu: u32) -> &mut Vec<Context> {
+        let i = cpu as usize;
+        if self.contexts.len() <= i {
+            self.contexts.resize(i + 1, Vec::new());
+        }
+        &mut self.contexts[i]
+    }
+
+    /// Interrupt entries and exits; an exit closes the innermost context of
+    /// its kind (and those opened inside it whose exits were lost).
+    fn track_context(&mut self, ev: &KEvent<'_>) {
+        let Some(cpu) = ev.cpu else { return };
+        let entered = match ev.name {
+            "irq_handler_entry" => Some(Context::Irq {
+                irq: ev.payload.int("irq").unwrap_or(-1),
+            }),
+            "irq_softirq_entry" => Some(Context::Softirq {
+                vec: ev.payload.int("vec").unwrap_or(-1),
+            }),
+            "hrtimer_expire_entry" => Some(Context::Timer),
+            _ => None,
+        };
+        let stack = self.context_stack(cpu);
+        if let Some(c) = entered {
+            stack.push(c);
+            return;
+        }
+        let same_kind = |c: &Context| match ev.name {
+            "irq_handler_exit" => matches!(c, Context::Irq { .. }),
+            "irq_softirq_exit" => matches!(c, Context::Softirq { .. }),
+            _ => matches!(c, Context::Timer),
+        };
+        if let Some(i) = stack.iter().rposition(same_kind) {
+            stack.truncate(i);
+        }
+    }
+
+    fn waker(&self, ev: &KEvent<'_>, thread: Option<i64>) -> Context {
+        let inner = ev
+            .cpu
+            .and_then(|c| self.contexts.get(c as usize))
+            .and_then(|s| s.last());
+        match (inner, thread) {
+            (Some(c), _) => *c,
+            (None, Some(tid)) if tid > 0 => Context::Thread { tid },
+            _ => Context::Idle { cpu: ev.cpu },
+        }
+    }
+
+    fn record_edges(&mut self, ev: &KEvent<'_>, thread: Option<i64>) {
+        match ev.kind {
+            Kind::SchedWaking | Kind::SchedWakeup | Kind::SchedWakeupNew => {
+                let Some(wakee) = ev.payload.int("tid") else {
+                    return;
+                };
+                let announced = match ev.kind {
+                    Kind::SchedWaking => {
+                        self.announced.insert(wakee);
+                        false
+                    }
+                    _ => self.announced.remove(&wakee),
+                };
+                if announced {
+                    return;
+                }
+                let w = Wakeup {
+                    ts: ev.ts,
+                    wakee,
+                    waker: self.waker(ev, thread),
+                    cpu: ev.cpu,
+                };
+                self.graph.lines.entry(wakee).or_default().wakeups.push(w);
+            }
+            Kind::SchedProcessFork => {
+                if let (Some(parent), Some(child)) =
+                    (ev.payload.int("parent_tid"), ev.payload.int("child_tid"))
+                {
+                    self.graph.forks.push(Fork {
+                        ts: ev.ts,
+                        parent,
+                        child,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Analysis for GraphBuilder {
+    fn wants(&self, canonical: &str) -> bool {
+        CONTEXT_EVENTS.contains(&canonical)
+    }
+
+    fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
+        if CONTEXT_EVENTS.contains(&ev.name) {
+            self.track_context(ev);
+        } else if ev.kind == Kind::SchedSwitch {
+            // No thread switches inside an interrupt: contexts still open
+            // lost their exit.
+            if let Some(cpu) = ev.cpu {
+                self.context_stack(cpu).clear();
+            }
+        }
+        if self.finished || ev.ts < self.graph.start {
+            return;
+        }
+        if ev.ts > self.graph.end {
+            self.finish(model, self.graph.end);
+            return;
+        }
+        if !self.opened {
+            self.open_range(model);
+            // The event's own transitions happened at or after the start.
+        }
+        for tr in model.transitions() {
+            self.close(tr.tid, tr.ts);
+            let t = model.thread(tr.tid);
+            if let Some(t) = t {
+                let line = self.graph.lines.entry(tr.tid).or_default();
+                if line.comm != t.comm {
+                    line.comm.clone_from(&t.comm);
+                }
+            }
+            self.open.insert(
+                tr.tid,
+                Open {
+                    start: tr.ts,
+                    state: tr.to,
+                    cpu: if tr.to == ThreadState::Running {
+                        tr.cpu
+                    } else {
+                        t.and_then(|t| t.cpu)
+                    },
+                    prio: t.and_then(|t| t.prio_at(tr.ts)),
+                },
+            );
+        }
+        for t in model.freed() {
+            self.close(t.tid, ev.ts);
+        }
+        self.record_edges(ev, thread);
+    }
+
+    fn finish(&mut self, model: &KernelModel, _end: i64) {
+        if self.finished {
+            return;
+        }
+        if !self.opened {
+            self.open_range(model);
+        }
+        self.finished = true;
+        let end = self.graph.end;
+        let tids: Vec<i64> = self.open.keys().copied().collect();
+        for tid in tids {
+            self.close(tid, end);
+        }
+        for line in self.graph.lines.values_mut() {
+            line.segments.sort_by_key(|s| s.start);
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.finished
+    }
+}
