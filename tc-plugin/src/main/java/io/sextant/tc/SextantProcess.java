@@ -1,0 +1,143 @@
+package io.sextant.tc;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * {@code sextant serve --stdio} as a child process, the way an editor runs a
+ * language server: JSON-RPC on its stdin/stdout, its stderr (the server's
+ * log) drained line by line so that it never blocks on a full pipe.
+ */
+public final class SextantProcess implements AutoCloseable {
+
+    /** Environment variable naming the binary when no setting does. */
+    public static final String BINARY_ENV = "SEXTANT_BIN";
+
+    private static final Logger LOG = Logger.getLogger(SextantProcess.class.getName());
+
+    private final Process process;
+    private final SextantConnection connection;
+
+    private SextantProcess(Process process, SextantConnection connection) {
+        this.process = process;
+        this.connection = connection;
+    }
+
+    /**
+     * The binary to run: {@code setting} (the preference) when not blank,
+     * else {@code $SEXTANT_BIN}.
+     *
+     * @throws IllegalStateException when neither names an executable file
+     */
+    public static Path locate(String setting, Map<String, String> env) {
+        String chosen;
+        String from;
+        if (setting != null && !setting.isBlank()) {
+            chosen = setting.strip();
+            from = "the sextant binary setting";
+        } else if (env.get(BINARY_ENV) != null && !env.get(BINARY_ENV).isBlank()) {
+            chosen = env.get(BINARY_ENV).strip();
+            from = BINARY_ENV;
+        } else {
+            throw new IllegalStateException(
+                    "no sextant binary: set it in the preferences or in the environment variable " + BINARY_ENV);
+        }
+        Path path = Path.of(chosen);
+        if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+            throw new IllegalStateException(from + " names " + path + ", which is not an executable file");
+        }
+        return path;
+    }
+
+    /** Starts the server in {@code workDir} (a trace root), its stderr to java.util.logging. */
+    public static SextantProcess start(Path binary, Path workDir, String clientName) {
+        return start(binary, workDir, clientName, line -> LOG.info(() -> "sextant: " + line));
+    }
+
+    /** Starts the server in {@code workDir}; each line of its stderr goes to {@code stderrLog}. */
+    public static SextantProcess start(Path binary, Path workDir, String clientName, Consumer<String> stderrLog) {
+        Process process;
+        try {
+            process = new ProcessBuilder(binary.toString(), "serve", "--stdio").directory(workDir.toFile()).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("starting " + binary + " serve --stdio in " + workDir, e);
+        }
+        Thread drain = new Thread(() -> drain(process, stderrLog), "sextant-stderr-" + process.pid());
+        drain.setDaemon(true);
+        drain.start();
+        SextantConnection connection = SextantConnection.open(process.getInputStream(), process.getOutputStream(),
+                clientName);
+        return new SextantProcess(process, connection);
+    }
+
+    private static void drain(Process process, Consumer<String> log) {
+        try (BufferedReader r = new BufferedReader(
+                new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                log.accept(line);
+            }
+        } catch (IOException e) {
+            // The pipe closes when the process ends; anything else is worth a line in the log.
+            if (process.isAlive()) {
+                LOG.log(Level.WARNING, "reading sextant's stderr", e);
+            }
+        }
+    }
+
+    public SextantConnection connection() {
+        return connection;
+    }
+
+    public ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    /**
+     * Stops the server: {@code shutdown} then {@code exit}, waiting up to
+     * {@code timeout} for it to end; destroyed if it does not (then forcibly).
+     * Returns its exit code.
+     */
+    public int stop(Duration timeout) {
+        try {
+            if (process.isAlive()) {
+                try {
+                    connection.shutdown(timeout);
+                } catch (SextantException e) {
+                    // The cause is in the message; a stack trace would say nothing more.
+                    LOG.warning(() -> "sextant did not shut down cleanly: " + e.getMessage());
+                }
+            }
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warning(() -> "sextant (pid " + process.pid() + ") still running " + timeout.toMillis()
+                        + " ms after exit; destroying it");
+                process.destroy();
+                if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly().waitFor();
+                }
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new SextantException("interrupted while stopping sextant (pid " + process.pid() + ")", e);
+        } finally {
+            connection.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(5));
+    }
+}
