@@ -22,7 +22,8 @@ cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo test"
 log=$(mktemp)
 nodelog=$(mktemp)
-trap 'rm -f "$log" "$nodelog"' EXIT
+javalog=$(mktemp)
+trap 'rm -f "$log" "$nodelog" "$javalog"' EXIT
 cargo test --workspace --release 2>&1 | tee "$log"
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
 # Viewer uses) against the release binary built above. Its failures are
@@ -33,12 +34,32 @@ node_rc=0
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 export SEXTANT_BIN="$target_dir/release/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
-# One closing line for the whole run, summed over every test binary and the
-# node test runner's "# pass N" / "# fail N" (a node step that fails before
-# reporting, e.g. npm ci, counts as one failure).
-awk -v node_rc="$node_rc" '
+# The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
+# Debian: unit tests, and integration tests against the same binary
+# (SEXTANT_BIN above). Counted from surefire's reports.
+if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
+    echo "== installing maven and a JDK (tc-plugin)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq maven default-jdk-headless >/dev/null
+fi
+echo "== java tests (tc-plugin)"
+java_rc=0
+rm -rf tc-plugin/target/surefire-reports
+mvn -B -q -f tc-plugin/pom.xml test || java_rc=$?
+/usr/bin/python3 -c 'import glob, xml.etree.ElementTree as ET
+s = [ET.parse(x).getroot() for x in glob.glob("tc-plugin/target/surefire-reports/TEST-*.xml")]
+bad = sum(int(t.get("failures")) + int(t.get("errors")) for t in s)
+print("java:", sum(int(t.get("tests")) - int(t.get("skipped")) for t in s) - bad, bad)' > "$javalog"
+# One closing line for the whole run, summed over every test binary, the
+# node test runner's "# pass N" / "# fail N" and the Java tests (a node or
+# Maven step that fails before reporting, e.g. npm ci, counts as one failure).
+awk -v node_rc="$node_rc" -v java_rc="$java_rc" '
      FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; nf += $3 }
+     FILENAME == ARGV[3] && $1 == "java:" { p += $2; f += $3; jf += $3 }
      END { if (node_rc != 0 && nf == 0) f += 1
-           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog"
+           if (java_rc != 0 && jf == 0) f += 1
+           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog" "$javalog"

@@ -69,7 +69,8 @@ public final class TimeSync {
      * unless it is already the current one. Returns whether it was sent.
      */
     public boolean local(Kind kind, String experimentUUID, long start, long end) {
-        TimeRange range = new TimeRange(experimentUUID, start, end, source);
+        // A selection dragged leftwards arrives with start after end; the protocol wants them ordered.
+        TimeRange range = new TimeRange(experimentUUID, Math.min(start, end), Math.max(start, end), source);
         if (!replaceIfDifferent(kind, range)) {
             return false;
         }

@@ -61,6 +61,13 @@ class TimeSyncTest {
     }
 
     @Test
+    void aBackwardsSelectionIsSentInOrder() {
+        assertTrue(sync.local(Kind.SELECTION, "a", 9, 4));
+        assertFalse(sync.local(Kind.SELECTION, "a", 4, 9), "the same range dragged the other way");
+        assertEquals(List.of("selection a 4-9 tc"), sent);
+    }
+
+    @Test
     void remoteChangesAreShownButNotEchoed() {
         assertTrue(sync.remote(Kind.SELECTION, new TimeRange("a", 10, 20, "vscode")));
         assertEquals(List.of("selection a 10-20"), shown);

@@ -24,9 +24,9 @@ public interface SextantServer extends SyncNotifications {
     @JsonNotification
     void exit();
 
-    /** The experiment's current selection, or null when none was set. */
+    /** The experiment's current selection and window, as the server keeps them for all clients. */
     @JsonRequest("sextant/getSelection")
-    CompletableFuture<TimeRange> getSelection(SelectionQuery query);
+    CompletableFuture<CurrentRanges> getSelection(SelectionQuery query);
 
     @JsonDelegate
     TspService tsp();

@@ -2,8 +2,8 @@ package io.sextant.tc.protocol;
 
 /**
  * {@code sextant/selectionChanged} and {@code sextant/windowChanged} params,
- * and the {@code sextant/getSelection} result: a range in ns on one
- * experiment, and who set it.
+ * and the members of the {@code sextant/getSelection} result: a range in
+ * ns on one experiment ({@code start <= end}), and who set it.
  */
 public record TimeRange(String experimentUUID, long start, long end, String source) {
 
