@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,16 +64,24 @@ public final class SextantProcess implements AutoCloseable {
 
     /** Starts the server in {@code workDir} (a trace root), its stderr to java.util.logging. */
     public static SextantProcess start(Path binary, Path workDir, String clientName) {
-        return start(binary, workDir, clientName, line -> LOG.info(() -> "sextant: " + line));
+        return start(binary, workDir, clientName, List.of(), line -> LOG.info(() -> "sextant: " + line));
     }
 
-    /** Starts the server in {@code workDir}; each line of its stderr goes to {@code stderrLog}. */
-    public static SextantProcess start(Path binary, Path workDir, String clientName, Consumer<String> stderrLog) {
+    /**
+     * Starts the server in {@code workDir}; each line of its stderr goes to
+     * {@code stderrLog}. {@code serveOptions} follow {@code serve --stdio}:
+     * {@code --port N} also serves HTTP, so that a VS Code Trace Viewer can
+     * join the same server and follow Trace Compass's selection.
+     */
+    public static SextantProcess start(Path binary, Path workDir, String clientName, List<String> serveOptions,
+            Consumer<String> stderrLog) {
+        List<String> command = new ArrayList<>(List.of(binary.toString(), "serve", "--stdio"));
+        command.addAll(serveOptions);
         Process process;
         try {
-            process = new ProcessBuilder(binary.toString(), "serve", "--stdio").directory(workDir.toFile()).start();
+            process = new ProcessBuilder(command).directory(workDir.toFile()).start();
         } catch (IOException e) {
-            throw new UncheckedIOException("starting " + binary + " serve --stdio in " + workDir, e);
+            throw new UncheckedIOException("starting " + String.join(" ", command) + " in " + workDir, e);
         }
         Thread drain = new Thread(() -> drain(process, stderrLog), "sextant-stderr-" + process.pid());
         drain.setDaemon(true);

@@ -61,20 +61,20 @@ class SextantProcessTest {
     void argumentsAndStderrReachTheLog() throws Exception {
         Path s = script("args", "echo \"args: $*\" >&2; echo \"cwd: $(pwd)\" >&2");
         List<String> log = new CopyOnWriteArrayList<>();
-        SextantProcess p = SextantProcess.start(s, dir, "test", log::add);
+        SextantProcess p = SextantProcess.start(s, dir, "test", List.of("--port", "0"), log::add);
         assertEquals(0, p.stop(Duration.ofSeconds(2)));
         Instant until = Instant.now().plusSeconds(5);
         while (log.size() < 2 && Instant.now().isBefore(until)) {
             Thread.sleep(20);
         }
-        assertEquals(List.of("args: serve --stdio", "cwd: " + dir.toRealPath()), log);
+        assertEquals(List.of("args: serve --stdio --port 0", "cwd: " + dir.toRealPath()), log);
     }
 
     @Test
     void aServerThatIgnoresShutdownIsDestroyed() throws Exception {
         // Reads nothing and never answers: shutdown times out, then exit is ignored.
         Path s = script("deaf", "exec sleep 60");
-        SextantProcess p = SextantProcess.start(s, dir, "test", line -> { });
+        SextantProcess p = SextantProcess.start(s, dir, "test", List.of(), line -> { });
         ProcessHandle h = p.handle();
         Instant t0 = Instant.now();
         int code = p.stop(Duration.ofMillis(300));

@@ -55,7 +55,7 @@ class StdioIntegrationTest {
     @BeforeEach
     void start() {
         bin = ServeBinary.require();
-        server = SextantProcess.start(bin, ServeBinary.repo(), "trace-compass-test", log::add);
+        server = SextantProcess.start(bin, ServeBinary.repo(), "trace-compass-test", List.of(), log::add);
     }
 
     @AfterEach
