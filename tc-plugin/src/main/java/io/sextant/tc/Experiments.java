@@ -67,4 +67,14 @@ public final class Experiments {
             Rpc.sleep(POLL, what);
         }
     }
+
+    /**
+     * The Trace Compass experiment was closed: deletes it in sextant (its
+     * traces stay open for other clients) and forgets its time ranges.
+     */
+    public void close(String expUUID) {
+        Rpc.await(connection.tsp().deleteExperiment(new ExperimentRef(expUUID)), timeout,
+                "tsp/experiments/delete " + expUUID);
+        connection.timeSync().forget(expUUID);
+    }
 }

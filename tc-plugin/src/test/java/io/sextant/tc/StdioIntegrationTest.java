@@ -189,7 +189,7 @@ class StdioIntegrationTest {
     }
 
     @Test
-    void selectionSentIsWhatTheServerKeeps() {
+    void selectionSentIsWhatTheServerKeepsUntilTheExperimentCloses() {
         initialize();
         Experiment e = openScenarioA(new ArrayList<>());
         TimeSync sync = server.connection().timeSync();
@@ -207,6 +207,13 @@ class StdioIntegrationTest {
         CurrentRanges now = Rpc.await(server.connection().server().getSelection(query), T, "getSelection");
         assertEquals(new TimeRange(e.uuid(), a, b, "trace-compass-test"), now.selection());
         assertEquals(new TimeRange(e.uuid(), e.start(), e.end(), "trace-compass-test"), now.window());
+
+        // Closing the experiment deletes it on the server and forgets its ranges here.
+        new Experiments(server.connection(), T).close(e.uuid());
+        assertTrue(sync.current(TimeSync.Kind.SELECTION, e.uuid()).isEmpty());
+        SextantException gone = assertThrows(SextantException.class,
+                () -> Rpc.await(server.connection().tsp().experiment(new ExperimentRef(e.uuid())), T, "get"));
+        assertEquals(404, gone.status(), gone.getMessage());
     }
 
     @Test
