@@ -46,7 +46,12 @@ pub struct Request {
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
-    let target = target(&req)?;
+    let target = target(
+        req.model.as_deref(),
+        req.preset.as_deref(),
+        &req.tids,
+        req.process.as_deref(),
+    )?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         AnalyzeFormat::Table
     } else {
@@ -79,18 +84,24 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     out.flush().context("writing to standard output")
 }
 
-/// The model (file or inline JSON) or preset asked for.
-fn target(req: &Request) -> anyhow::Result<Target> {
-    let filter = || super::thread_filter(&req.tids, req.process.as_deref());
-    match (&req.model, &req.preset) {
+/// The model (file or inline JSON) or preset asked for (`--model`,
+/// `--preset`, `--tid`, `--process`); `explain` takes the same.
+pub(super) fn target(
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: &[i64],
+    process: Option<&str>,
+) -> anyhow::Result<Target> {
+    let filter = || super::thread_filter(tids, process);
+    match (model, preset) {
         (Some(m), None) => {
-            if !req.tids.is_empty() || req.process.is_some() {
+            if !tids.is_empty() || process.is_some() {
                 bail!(
                     "--tid and --process go with --preset; a model says its threads in `threads`"
                 );
             }
             let text = if m.trim_start().starts_with('{') {
-                m.clone()
+                m.to_string()
             } else {
                 std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
             };
@@ -110,8 +121,9 @@ fn target(req: &Request) -> anyhow::Result<Target> {
     }
 }
 
-struct Analyze {
-    target: Target,
+/// The first pass of `analyze` (and of `explain`): every execution.
+pub(super) struct Analyze {
+    pub(super) target: Target,
 }
 
 impl WithSource for Analyze {

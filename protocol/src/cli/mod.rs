@@ -3,6 +3,7 @@
 mod analyze;
 mod discover;
 mod dump;
+mod explain;
 mod progress;
 mod serve;
 
@@ -37,6 +38,9 @@ enum Command {
     },
     /// Find every execution of a model (or preset) and measure it.
     Analyze(analyze::Request),
+    /// Why an execution was late: critical path, who ran instead (priority
+    /// inversions), related threads, kernel facilities.
+    Explain(explain::Request),
     /// Suggest execution models: frequent event patterns of threads (MANEPI).
     Discover(discover::Request),
     /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
@@ -72,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => dump::run(&trace, format, no_payload),
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
+        Command::Explain(req) => explain::run(req),
         Command::Serve(req) => serve::run(req),
     }
 }

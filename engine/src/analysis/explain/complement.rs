@@ -46,6 +46,10 @@ pub struct Culprit {
     pub prio: Option<i32>,
     pub duration: i64,
     pub inversion: bool,
+    /// It interacted with the analysed thread in the range, directly or not
+    /// (a waker, a creator, a fellow worker): part of the job's own work
+    /// rather than interference. Set from the relations.
+    pub related: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -139,6 +143,7 @@ pub fn complement(
                 prio: r.prio,
                 duration: 0,
                 inversion: false,
+                related: false,
             });
             c.duration += r.duration;
             c.inversion |= r.inversion;

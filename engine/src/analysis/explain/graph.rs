@@ -381,8 +381,13 @@ impl Analysis for GraphBuilder {
         for tid in tids {
             self.close(tid, end);
         }
-        for line in self.graph.lines.values_mut() {
+        for (tid, line) in self.graph.lines.iter_mut() {
             line.segments.sort_by_key(|s| s.start);
+            // Threads rename themselves (a new thread first has its
+            // creator's name): the name at the end is the one people know.
+            if let Some(t) = model.thread(*tid).filter(|t| !t.comm.is_empty()) {
+                line.comm.clone_from(&t.comm);
+            }
         }
     }
 

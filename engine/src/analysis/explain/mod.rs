@@ -98,8 +98,11 @@ pub fn explain_graph(
             .line(req.tid)
             .and_then(|l| l.segments.iter().rev().find_map(|s| s.prio))
     });
-    let complement = complement::complement(&graph, &path, req.tid, prio, req.cpus.as_deref());
+    let mut complement = complement::complement(&graph, &path, req.tid, prio, req.cpus.as_deref());
     let relations = relations::relations(&graph, req.tid);
+    for c in &mut complement.culprits {
+        c.related = relations.direct.contains(&c.tid) || relations.indirect.contains(&c.tid);
+    }
     Explanation {
         graph,
         path,
@@ -119,9 +122,11 @@ pub struct Diagnosis {
 }
 
 impl Explanation {
-    /// The main reason, in one line: the longest priority inversion if there
-    /// is one, else the thread that held the path back longest, else how the
-    /// path spent its time.
+    /// The main reason, in one line: the longest priority inversion by a
+    /// thread unrelated to the analysed one if there is one, else the
+    /// unrelated thread that held the path back longest (interference comes
+    /// before the job's own threads: its creator or waker running is its own
+    /// work), else the longest of all, else how the path spent its time.
     pub fn diagnosis(&self, tid: i64) -> Diagnosis {
         let me = self.graph.comm(tid);
         let prio = |p: Option<i32>| p.map_or("?".to_string(), |p| p.to_string());
@@ -129,7 +134,8 @@ impl Explanation {
         let worst = c
             .culprits
             .iter()
-            .find(|x| x.inversion)
+            .find(|x| x.inversion && !x.related)
+            .or_else(|| c.culprits.iter().find(|x| !x.related))
             .or(c.culprits.first());
         if let Some(w) = worst {
             // The path thread it held back longest.
@@ -162,13 +168,18 @@ impl Explanation {
                     )
                 } else {
                     format!(
-                        "{} (prio {}) {how} {} by {} (prio {}, not lower than {me}'s {})",
+                        "{} (prio {}) {how} {} by {} (prio {}, higher than or equal to {me}'s {}{})",
                         h.path_comm,
                         prio(h.path_prio),
                         human(w.duration),
                         w.comm,
                         prio(w.prio),
                         prio(self.prio),
+                        if w.related {
+                            ""
+                        } else {
+                            ", and unrelated to it"
+                        }
                     )
                 };
                 return Diagnosis {

@@ -1,0 +1,317 @@
+//! `sextant explain`: why one execution was late. A first pass finds the
+//! executions (as `analyze`); a second reads only the chosen execution's
+//! range (after a seek, with a short replay before it) and prints its
+//! critical path, the path's complement with the priority inversions, the
+//! related threads, the kernel facilities and a one-line diagnosis.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use serde::Serialize;
+use sextant_engine::analysis::executions::Execution;
+use sextant_engine::analysis::explain::path::PathState;
+use sextant_engine::analysis::explain::{self, human, Explanation};
+use sextant_engine::event::EventSource;
+use sextant_engine::reader::{AnyReader, WithSource};
+
+use super::analyze::{self, Analyze};
+use super::progress::Progress;
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExplainFormat {
+    /// For people (the default on a terminal).
+    Text,
+    /// One JSON document (the default when piped).
+    Json,
+}
+
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
+#[command(group = clap::ArgGroup::new("which").required(true).args(["execution", "longest"]))]
+pub struct Request {
+    /// Trace: CTF directory, or ftrace text file.
+    pub trace: PathBuf,
+    /// Execution model: a JSON file, or the JSON itself (as for analyze).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Ready-made model (as for analyze).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// With --preset: only these threads.
+    #[arg(long = "tid")]
+    pub tids: Vec<i64>,
+    /// With --preset: only threads whose name matches this regex.
+    #[arg(long)]
+    pub process: Option<String>,
+    /// The execution to explain: its index (as `analyze` lists them).
+    #[arg(long)]
+    pub execution: Option<usize>,
+    /// Explain the longest execution.
+    #[arg(long)]
+    pub longest: bool,
+    /// Complement: only the threads that ran on these CPUs (e.g. 0,2).
+    #[arg(long, value_delimiter = ',')]
+    pub cpus: Vec<u32>,
+    /// Read this many milliseconds before the execution, so each thread's
+    /// state (and each futex's, queue's and timer's) is known at its start.
+    #[arg(long, default_value_t = 100.0)]
+    pub replay_ms: f64,
+    #[arg(long, value_enum)]
+    pub format: Option<ExplainFormat>,
+}
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    if !(req.replay_ms.is_finite() && req.replay_ms >= 0.0) {
+        bail!("--replay-ms must be a number of milliseconds, 0 or more");
+    }
+    let target = analyze::target(
+        req.model.as_deref(),
+        req.preset.as_deref(),
+        &req.tids,
+        req.process.as_deref(),
+    )?;
+    let (executions, _, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    for w in &warnings {
+        eprintln!("sextant: warning: {w}");
+    }
+    let found = executions.executions.len();
+    let execution = match req.execution {
+        Some(k) => executions.executions.get(k).with_context(|| match found {
+            0 => format!(
+                "no execution {k}: the model `{}` found none in this trace",
+                executions.name
+            ),
+            n => format!(
+                "no execution {k}: the model `{}` found {n} (indices 0 to {})",
+                executions.name,
+                n - 1
+            ),
+        })?,
+        None => executions
+            .sorted(sextant_engine::analysis::executions::SortKey::Duration)
+            .first()
+            .copied()
+            .with_context(|| {
+                format!(
+                    "no execution to explain: the model `{}` found none in this trace",
+                    executions.name
+                )
+            })?,
+    };
+    let request = explain::Request {
+        tid: execution.tid,
+        start: execution.start,
+        end: execution.end,
+        replay_ns: (req.replay_ms * 1e6) as i64,
+        cpus: (!req.cpus.is_empty()).then(|| req.cpus.clone()),
+        prio: execution.prio,
+    };
+    let explanation = AnyReader::open(&req.trace)?.with(Explain(request))?;
+    let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
+        ExplainFormat::Text
+    } else {
+        ExplainFormat::Json
+    });
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        ExplainFormat::Json => write_json(&mut out, execution, &explanation)?,
+        ExplainFormat::Text => write_text(&mut out, &executions.name, execution, &explanation)?,
+    }
+    out.flush().context("writing to standard output")
+}
+
+struct Explain(explain::Request);
+
+impl WithSource for Explain {
+    type Output = anyhow::Result<Explanation>;
+
+    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
+        let progress = Progress::bytes(source.progress().1, "explaining");
+        let e = explain::explain(&mut source, &self.0, |done, _| progress.set(done));
+        progress.finish();
+        Ok(e?)
+    }
+}
+
+fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> anyhow::Result<()> {
+    #[derive(Serialize)]
+    struct Piece<'a> {
+        tid: i64,
+        comm: &'a str,
+        state: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        woken_by: Option<explain::graph::Context>,
+        start: i64,
+        end: i64,
+    }
+    #[derive(Serialize)]
+    struct Read {
+        events: u64,
+        decoded: u64,
+        start: Option<i64>,
+        end: i64,
+    }
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        execution: &'a Execution,
+        prio: Option<i32>,
+        critical_path: Vec<Piece<'a>>,
+        complement: &'a [explain::complement::Held],
+        culprits: &'a [explain::complement::Culprit],
+        relations: &'a explain::relations::Relations,
+        facilities: &'a sextant_engine::analysis::facilities::Facilities,
+        diagnosis: String,
+        inversion: bool,
+        read: Read,
+    }
+    let diagnosis = e.diagnosis(execution.tid);
+    let doc = Doc {
+        execution,
+        prio: e.prio,
+        critical_path: e
+            .path
+            .iter()
+            .map(|p| Piece {
+                tid: p.tid,
+                comm: e.graph.comm(p.tid),
+                state: p.state.name(),
+                woken_by: match p.state {
+                    PathState::Blocked { woken_by } => woken_by,
+                    _ => None,
+                },
+                start: p.start,
+                end: p.end,
+            })
+            .collect(),
+        complement: &e.complement.intervals,
+        culprits: &e.complement.culprits,
+        relations: &e.relations,
+        facilities: &e.facilities,
+        diagnosis: diagnosis.text,
+        inversion: diagnosis.inversion,
+        read: Read {
+            events: e.pass.events,
+            decoded: e.pass.decoded,
+            start: e.pass.first_ts,
+            end: e.pass.last_ts,
+        },
+    };
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_text(
+    out: &mut impl Write,
+    model: &str,
+    execution: &Execution,
+    e: &Explanation,
+) -> anyhow::Result<()> {
+    let g = &e.graph;
+    let who = |tid: i64| format!("{} ({tid})", g.comm(tid));
+    let prio = |p: Option<i32>| p.map_or("?".to_string(), |p| p.to_string());
+    let at = |t: i64| format!("+{:.3} ms", (t - execution.start) as f64 / 1e6);
+    writeln!(
+        out,
+        "{model}: execution {} on {}, prio {}, {} (from {} ns)",
+        execution.index,
+        who(execution.tid),
+        prio(e.prio),
+        human(execution.duration),
+        execution.start
+    )?;
+    writeln!(out, "\ncritical path:")?;
+    for p in &e.path {
+        let why = match p.state {
+            PathState::Blocked {
+                woken_by: Some(c), ..
+            } => format!(" (woken by {c:?})"),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "  {:>12} {:>10}  {:<24} {}{why}",
+            at(p.start),
+            human(p.end - p.start),
+            who(p.tid),
+            p.state.name()
+        )?;
+    }
+    writeln!(out, "\nwho ran while the path waited for a CPU:")?;
+    if e.complement.intervals.iter().all(|h| h.running.is_empty()) {
+        writeln!(out, "  nobody: the path never waited for a CPU")?;
+    }
+    for h in e
+        .complement
+        .intervals
+        .iter()
+        .filter(|h| !h.running.is_empty())
+    {
+        writeln!(
+            out,
+            "  {} {} {} .. {} ({}), prio {}:",
+            who(h.path_tid),
+            h.state,
+            at(h.start),
+            at(h.end),
+            human(h.end - h.start),
+            prio(h.path_prio)
+        )?;
+        for r in &h.running {
+            writeln!(
+                out,
+                "      {:<24} prio {:>4}  cpu {:>2}  {:>10}{}",
+                who(r.tid),
+                prio(r.prio),
+                r.cpu,
+                human(r.duration),
+                if r.inversion {
+                    "  PRIORITY INVERSION"
+                } else {
+                    ""
+                }
+            )?;
+        }
+    }
+    let names = |tids: &[i64]| {
+        if tids.is_empty() {
+            "none".to_string()
+        } else {
+            tids.iter().map(|t| who(*t)).collect::<Vec<_>>().join(", ")
+        }
+    };
+    writeln!(out, "\nrelated threads:")?;
+    writeln!(out, "  direct: {}", names(&e.relations.direct))?;
+    writeln!(out, "  indirect: {}", names(&e.relations.indirect))?;
+    let f = &e.facilities;
+    writeln!(out, "\nkernel facilities in the range:")?;
+    writeln!(out, "  hrtimer intervals: {}", f.hrtimers.len())?;
+    writeln!(
+        out,
+        "  futex waits: {} (most waiters at once: {}), wakes: {}",
+        f.futex_waits.len(),
+        f.futex_waits
+            .iter()
+            .map(|w| w.waiters.len())
+            .max()
+            .unwrap_or(0),
+        f.futex_wakes.len()
+    )?;
+    for m in &f.mq {
+        writeln!(
+            out,
+            "  mq {} {:?} {} .. {}: senders {}, receivers {}",
+            m.queue.mqdes,
+            m.state,
+            at(m.start),
+            at(m.end),
+            names(&m.senders),
+            names(&m.receivers)
+        )?;
+    }
+    writeln!(out, "\ndiagnosis: {}", e.diagnosis(execution.tid).text)?;
+    Ok(())
+}
