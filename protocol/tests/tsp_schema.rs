@@ -25,6 +25,8 @@ const THREAD_STATUS: &str =
     "org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider";
 const HISTOGRAM: &str =
     "org.eclipse.tracecompass.internal.tmf.core.histogram.HistogramDataProvider";
+const EVENTS: &str =
+    "org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider";
 
 fn spec_path() -> PathBuf {
     repo_root().join("../shared/specs/tsp-API.yaml")
@@ -481,6 +483,63 @@ fn every_response_validates_against_the_tsp_schema() {
     s.post(
         &format!("{base}/table/{table}/lines"),
         json!({"parameters": {"requested_table_index": 0, "requested_table_count": 50}}),
+    );
+    // Statistics (DATA_TREE), duration density (TREE_GENERIC_XY), the events
+    // table, the event types.
+    let statistics = format!("sextant.executions.statistics:{config}");
+    let density = format!("sextant.executions.density:{config}");
+    s.post(
+        &format!("{base}/data/{statistics}/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/data/{statistics}/tree"),
+        json!({"parameters": {"requested_timerange": {"start": start, "end": end}}}),
+    );
+    s.post(
+        &format!("{base}/data/sextant.event-types/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/genericXY/{density}/tree"),
+        json!({"parameters": {}}),
+    );
+    s.post(
+        &format!("{base}/genericXY/{density}/xy"),
+        json!({"parameters": {"requested_timerange": {"start": 0, "end": i64::MAX, "nbSamples": 40},
+               "requested_items": [1, 2]}}),
+    );
+    s.post(
+        &format!("{base}/table/{EVENTS}/columns"),
+        json!({"parameters": {}}),
+    );
+    for q in [
+        json!({"requested_table_index": 0, "requested_table_count": 100}),
+        json!({"requested_table_index": 3000, "requested_table_count": 10,
+               "requested_table_column_ids": [0, 2]}),
+        json!({"requested_times": [mid], "requested_table_count": 10}),
+        json!({"requested_table_index": 0, "requested_table_count": 10,
+               "table_search_expressions": {"2": "sched_switch"}, "table_search_direction": "NEXT"}),
+        json!({"requested_table_index": 0, "requested_table_count": 10,
+               "table_search_expressions": {"2": "^nothing$"}, "table_search_direction": "NEXT"}),
+    ] {
+        let (st, _) = s.post(
+            &format!("{base}/table/{EVENTS}/lines"),
+            json!({ "parameters": q }),
+        );
+        assert_eq!(st, 200);
+    }
+    s.post(
+        &format!("{base}/table/{EVENTS}/lines"),
+        json!({"parameters": {"table_search_expressions": {"2": "("}}}),
+    );
+    s.post(
+        &format!("{base}/genericXY/{density}/xy"),
+        json!({"parameters": {"requested_items": [1]}}),
+    );
+    s.post(
+        &format!("/experiments/{unknown}/outputs/data/{statistics}/tree"),
+        json!({"parameters": {}}),
     );
     assert_eq!(
         s.delete(&format!("{base}/sextant.executions/{comparison}"))

@@ -20,6 +20,10 @@ pub struct Request {
     /// directory always is one.
     #[arg(long = "allow-root", value_name = "DIR")]
     pub allow_roots: Vec<PathBuf>,
+    /// Viewport answers (time-graph states, XY) kept in the LRU cache; 0
+    /// turns caching off.
+    #[arg(long, value_name = "N", default_value_t = crate::service::cache::DEFAULT_ENTRIES)]
+    pub cache_entries: usize,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -32,6 +36,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     }
     let service = Arc::new(Service::new(Config {
         allowed_roots: roots,
+        cache_entries: Some(req.cache_entries),
     }));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -32,6 +32,8 @@ pub const PARENT: &str = "sextant.executions";
 pub const COMPARISON: &str = "sextant.executions.comparison";
 pub const PERSPECTIVE: &str = "sextant.executions.perspective";
 pub const TABLE: &str = "sextant.executions.table";
+pub const STATISTICS: &str = "sextant.executions.statistics";
+pub const DENSITY: &str = "sextant.executions.density";
 
 const DEADLINE_MISSES: &str = "Deadline misses";
 
@@ -41,16 +43,26 @@ pub enum Kind {
     Comparison,
     Perspective,
     Table,
+    Statistics,
+    Density,
 }
 
 impl Kind {
-    const ALL: [Kind; 3] = [Kind::Comparison, Kind::Perspective, Kind::Table];
+    const ALL: [Kind; 5] = [
+        Kind::Comparison,
+        Kind::Perspective,
+        Kind::Table,
+        Kind::Statistics,
+        Kind::Density,
+    ];
 
     fn prefix(self) -> &'static str {
         match self {
             Kind::Comparison => COMPARISON,
             Kind::Perspective => PERSPECTIVE,
             Kind::Table => TABLE,
+            Kind::Statistics => STATISTICS,
+            Kind::Density => DENSITY,
         }
     }
 }
@@ -114,6 +126,16 @@ impl Derived {
                 "Every execution with its times",
                 "TABLE",
             ),
+            Kind::Statistics => (
+                "Statistics",
+                "Count, minimum, maximum, mean, standard deviation, percentiles and deadline misses of the durations, overall and per thread",
+                "DATA_TREE",
+            ),
+            Kind::Density => (
+                "Duration density",
+                "Number of executions per duration range",
+                "TREE_GENERIC_XY",
+            ),
         };
         json!({
             "id": self.output_id(kind),
@@ -130,7 +152,7 @@ impl Derived {
         Kind::ALL.into_iter().map(|k| self.descriptor(k)).collect()
     }
 
-    fn execution(&self, index: i64) -> Option<&Execution> {
+    pub(super) fn execution(&self, index: i64) -> Option<&Execution> {
         usize::try_from(index)
             .ok()
             .and_then(|i| self.executions.executions.get(i))
@@ -212,11 +234,7 @@ fn analyze(e: &ExperimentEntry, target: &Target) -> Result<(Executions, Vec<usiz
 fn relative_row(indexes: &[Arc<TraceIndex>], ti: usize, x: &Execution) -> ThreadRow {
     let mut intervals = Vec::new();
     if let Some(ix) = indexes.get(ti) {
-        for r in ix
-            .threads
-            .iter()
-            .filter(|r| r.tid == x.tid && r.start <= x.end && r.end >= x.start)
-        {
+        for r in ix.rows_of(x.tid, x.start, x.end) {
             let first = r.intervals.partition_point(|iv| iv.end <= x.start);
             for iv in &r.intervals[first..] {
                 if iv.start >= x.end {
@@ -311,7 +329,12 @@ impl Service {
             .ok_or_else(|| ServiceError::not_found("output", format!("no output has id {output}")))
     }
 
-    fn derived_of_kind(&self, exp: &str, output: &str, want: Kind) -> Result<Arc<Derived>> {
+    pub(super) fn derived_of_kind(
+        &self,
+        exp: &str,
+        output: &str,
+        want: Kind,
+    ) -> Result<Arc<Derived>> {
         let (k, d) = self.derived_output(exp, output)?;
         if k == want {
             Ok(d)
@@ -446,8 +469,14 @@ impl Service {
             ));
         }
         let (kind, d) = self.derived_output(exp, derived)?;
-        let mut list = self.derived.list.write().expect("not poisoned");
-        list.retain(|x| !(x.exp == e.uuid && x.id == d.id));
+        self.derived
+            .list
+            .write()
+            .expect("not poisoned")
+            .retain(|x| !(x.exp == e.uuid && x.id == d.id));
+        // After the removal, so that no request can cache them again.
+        let suffix = format!(":{}", d.id);
+        self.cache.forget(e.uuid, |o| o.ends_with(&suffix));
         Ok(d.descriptor(kind))
     }
 
@@ -743,6 +772,9 @@ impl Service {
     }
 
     pub fn table_columns(&self, exp: &str, output: &str, _body: &Value) -> Result<Value> {
+        if output == super::events::EVENTS_TABLE {
+            return self.events_columns(exp);
+        }
         self.derived_of_kind(exp, output, Kind::Table)?;
         let columns: Vec<Value> = TABLE_COLUMNS
             .iter()
@@ -755,6 +787,9 @@ impl Service {
     }
 
     pub fn table_lines(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        if output == super::events::EVENTS_TABLE {
+            return self.events_lines(exp, body);
+        }
         let d = self.derived_of_kind(exp, output, Kind::Table)?;
         let p = params::parameters(body)?;
         let low = p.opt_i64("requested_table_index")?.unwrap_or(0);
@@ -821,7 +856,7 @@ mod tests {
     fn states_are_clipped_to_the_execution_and_made_relative() {
         use ThreadState::*;
         let iv = |start, end, state| Interval { start, end, state };
-        let ix = TraceIndex {
+        let mut ix = TraceIndex {
             events: 0,
             start: 0,
             end: 1000,
@@ -838,9 +873,9 @@ mod tests {
                     iv(300, 1000, Running),
                 ],
             }],
-            histogram: Default::default(),
-            warnings: vec![],
+            ..Default::default()
         };
+        ix.rows_of_tid.insert(7, vec![0]);
         let x = Execution {
             index: 0,
             start: 120,

@@ -1,14 +1,18 @@
 //! Indexing a trace: the single pass run once in the background, keeping what
 //! the outputs need: event count and time range, an events-per-time histogram,
-//! and each thread's state intervals from the kernel model's transitions.
+//! events per type, each thread's state intervals from the kernel model's
+//! transitions, and a sparse checkpoint every `CHECKPOINT_EVERY` events from
+//! which the events table reads (`events.rs`) instead of keeping the events.
 //!
 //! Memory: the histogram is bounded (a fixed number of buckets whose width
 //! doubles as the trace goes on); the state intervals grow with the number of
 //! state changes (one `Interval` per transition), which is fine for the traces
 //! served today and is the thing to move to a disk-backed store later.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -83,15 +87,48 @@ pub struct ThreadRow {
     pub intervals: Vec<Interval>,
 }
 
+/// Events between two checkpoints: reading any event costs at most this many
+/// events read from the nearest checkpoint before it.
+pub const CHECKPOINT_EVERY: u64 = 4096;
+
+/// Where to resume reading at event number `k * CHECKPOINT_EVERY`: seeking to
+/// `ts` yields the first event at that time, `skip` events before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub ts: i64,
+    pub skip: u64,
+    /// Each CPU's current thread just before the event (by CPU number), for
+    /// the events that do not say their thread.
+    pub cpus: Box<[Option<i64>]>,
+}
+
 /// The result of indexing one trace.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct TraceIndex {
     pub events: u64,
     pub start: i64,
     pub end: i64,
     pub threads: Vec<ThreadRow>,
+    /// Rows of `threads` by TID (several when a TID was reused).
+    pub rows_of_tid: HashMap<i64, Vec<usize>>,
     pub histogram: Histogram,
+    /// (event name as written in the trace, count), by name.
+    pub event_types: Vec<(String, u64)>,
+    /// Checkpoint `k` is event number `k * CHECKPOINT_EVERY`.
+    pub checkpoints: Vec<Checkpoint>,
     pub warnings: Vec<String>,
+}
+
+impl TraceIndex {
+    /// The rows of thread `tid` overlapping `[start, end]`.
+    pub fn rows_of(&self, tid: i64, start: i64, end: i64) -> impl Iterator<Item = &ThreadRow> {
+        self.rows_of_tid
+            .get(&tid)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.threads[i])
+            .filter(move |r| r.start <= end && r.end >= start)
+    }
 }
 
 /// Events per time bucket: at most `CAP` buckets from the first event; when
@@ -189,38 +226,69 @@ impl WithSource for Indexer {
         self.live
             .bytes_total
             .store(source.progress().1, Ordering::Relaxed);
+        let cpus = Rc::new(RefCell::new(Vec::new()));
         let mut counting = Counting {
             inner: source,
             histogram: Histogram::default(),
             events: 0,
             live: self.live.clone(),
+            same_ts: (i64::MIN, 0),
+            classes: Vec::new(),
+            checkpoints: Vec::new(),
+            cpus: cpus.clone(),
         };
         let mut model = KernelModel::default();
-        let mut threads = ThreadStates::default();
+        let mut threads = ThreadStates {
+            cpus,
+            ..ThreadStates::default()
+        };
         let summary = pass::run(&mut counting, &mut model, &mut [&mut threads], |_, _| {})
             .map_err(|e| e.to_string())?;
         let live = &self.live;
         live.events.store(counting.events, Ordering::Relaxed);
         live.bytes_done
             .store(live.bytes_total.load(Ordering::Relaxed), Ordering::Relaxed);
+        let threads = threads.into_rows();
+        let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (i, r) in threads.iter().enumerate() {
+            rows_of_tid.entry(r.tid).or_default().push(i);
+        }
+        // Classes of the same name (one per CTF stream) counted together.
+        let mut by_name: HashMap<String, u64> = HashMap::new();
+        for (_, name, n) in counting.classes {
+            *by_name.entry(name).or_default() += n;
+        }
+        let mut event_types: Vec<(String, u64)> = by_name.into_iter().collect();
+        event_types.sort();
         Ok(TraceIndex {
             events: summary.events,
             start: summary.first_ts.unwrap_or(0),
             end: summary.last_ts,
-            threads: threads.into_rows(),
+            threads,
+            rows_of_tid,
             histogram: counting.histogram,
+            event_types,
+            checkpoints: counting.checkpoints,
             warnings: counting.inner.warnings(),
         })
     }
 }
 
-/// A reader that counts every event (decoded or not), fills the histogram and
-/// publishes progress, handing the events on unchanged.
+/// A reader that counts every event (decoded or not) and its type, fills the
+/// histogram, records checkpoints and publishes progress, handing the events
+/// on unchanged.
 struct Counting<S> {
     inner: S,
     histogram: Histogram,
     events: u64,
     live: Arc<Live>,
+    /// The latest time seen and the number of the first event at it.
+    same_ts: (i64, u64),
+    /// (class, name, count): a few dozen classes, scanned linearly.
+    classes: Vec<(u64, String, u64)>,
+    checkpoints: Vec<Checkpoint>,
+    /// Each CPU's current thread, kept by `ThreadStates`.
+    cpus: Rc<RefCell<Vec<Option<i64>>>>,
 }
 
 impl<S: EventSource> EventSource for Counting<S> {
@@ -233,7 +301,26 @@ impl<S: EventSource> EventSource for Counting<S> {
         if !self.inner.advance()? {
             return Ok(false);
         }
-        let ts = self.inner.event().map(|e| e.ts()).unwrap_or_default();
+        let Some(ev) = self.inner.event() else {
+            return Ok(false);
+        };
+        let ts = ev.ts();
+        let class = ev.class();
+        match self.classes.iter_mut().find(|c| c.0 == class) {
+            Some(c) => c.2 += 1,
+            None => self.classes.push((class, ev.name().to_string(), 1)),
+        }
+        let index = self.events;
+        if ts != self.same_ts.0 {
+            self.same_ts = (ts, index);
+        }
+        if index.is_multiple_of(CHECKPOINT_EVERY) {
+            self.checkpoints.push(Checkpoint {
+                ts,
+                skip: index - self.same_ts.1,
+                cpus: self.cpus.borrow().clone().into_boxed_slice(),
+            });
+        }
         self.histogram.add(ts);
         self.events += 1;
         if self.events == 1 {
@@ -272,11 +359,13 @@ struct OpenRow {
     since: i64,
 }
 
-/// Each thread's states, from the model's transitions.
+/// Each thread's states, from the model's transitions; each CPU's current
+/// thread, for the checkpoints.
 #[derive(Default)]
 struct ThreadStates {
     rows: Vec<ThreadRow>,
     open: HashMap<i64, OpenRow>,
+    cpus: Rc<RefCell<Vec<Option<i64>>>>,
 }
 
 impl ThreadStates {
@@ -306,6 +395,26 @@ impl Analysis for ThreadStates {
     }
 
     fn on_event(&mut self, ev: &KEvent<'_>, _thread: Option<i64>, model: &KernelModel) {
+        // Only the event's CPU can have changed its current thread (a CPU
+        // number from a corrupt trace must not allocate gigabytes).
+        if let Some(cpu) = ev.cpu.filter(|&c| c < 1 << 16) {
+            let mut cpus = self.cpus.borrow_mut();
+            let i = cpu as usize;
+            if cpus.len() <= i {
+                cpus.resize(i + 1, None);
+            }
+            cpus[i] = model.current(cpu);
+        }
+        self.transitions(ev, model);
+    }
+
+    fn finish(&mut self, model: &KernelModel, end: i64) {
+        self.close_all(model, end);
+    }
+}
+
+impl ThreadStates {
+    fn transitions(&mut self, ev: &KEvent<'_>, model: &KernelModel) {
         for tr in model.transitions() {
             if !self.open.contains_key(&tr.tid) {
                 self.rows.push(ThreadRow {
@@ -341,7 +450,7 @@ impl Analysis for ThreadStates {
         }
     }
 
-    fn finish(&mut self, model: &KernelModel, end: i64) {
+    fn close_all(&mut self, model: &KernelModel, end: i64) {
         let open: Vec<(i64, OpenRow)> = self.open.drain().collect();
         for (tid, o) in open {
             self.push(o.row, o.since, end, o.state);

@@ -9,11 +9,15 @@
 //! (`index::index_trace`, the single pass once); until it is done, the trace
 //! and its experiments report `RUNNING` with the progress.
 
+pub mod cache;
 pub mod config;
+pub mod density;
+pub mod events;
 pub mod executions;
 pub mod index;
 pub mod outputs;
 pub mod params;
+pub mod statistics;
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -30,6 +34,9 @@ pub use params::{ErrorKind, Result, ServiceError};
 pub struct Config {
     /// Traces may be opened only under these directories (canonicalized).
     pub allowed_roots: Vec<PathBuf>,
+    /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
+    /// `None`; 0 turns it off).
+    pub cache_entries: Option<usize>,
 }
 
 /// Where a trace's indexing stands.
@@ -186,6 +193,10 @@ pub struct Service {
     registry: RwLock<Registry>,
     /// Execution-model configurations and their derived outputs.
     derived: executions::Store,
+    /// Where the events table of each several-trace experiment merges.
+    events: events::Plans,
+    /// Repeated viewport requests.
+    cache: cache::Cache,
 }
 
 /// Stable identifiers: v5 UUIDs in sextant's own namespace.
@@ -221,10 +232,13 @@ impl Service {
             .iter()
             .map(|r| r.canonicalize().unwrap_or_else(|_| normalize(r)))
             .collect();
+        let cache = cache::Cache::new(config.cache_entries.unwrap_or(cache::DEFAULT_ENTRIES));
         Service {
             config,
             registry: RwLock::new(Registry::default()),
             derived: executions::Store::default(),
+            events: events::Plans::default(),
+            cache,
         }
     }
 
@@ -241,6 +255,7 @@ impl Service {
             "osArch": std::env::consts::ARCH,
             "cpuCount": std::thread::available_parallelism().map_or(1, |n| n.get()),
             "launcherName": "sextant serve",
+            "cache": self.cache.stats(),
         })
     }
 
@@ -447,6 +462,7 @@ impl Service {
 
     pub fn delete_experiment(&self, uuid: &str) -> Result<Value> {
         let e = self.experiment_entry(uuid)?;
+        self.cache.forget(e.uuid, |_| true);
         let mut reg = self.registry.write().expect("not poisoned");
         reg.experiments.retain(|x| x.uuid != e.uuid);
         Ok(e.to_json())
@@ -544,6 +560,7 @@ mod tests {
         let root = fixture().join("..");
         let s = Service::new(Config {
             allowed_roots: vec![root.clone()],
+            ..Default::default()
         });
         let e = s
             .open_trace(&json!({"parameters": {"uri": "/etc/passwd"}}))

@@ -6,9 +6,12 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use sextant_engine::kernel::model::ThreadState;
 
+use super::cache::Key;
+use super::events::{self, EVENTS_TABLE};
 use super::executions::{self, is_derived};
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
+use super::statistics::{self, EVENT_TYPES};
 use super::{data, ExperimentEntry, Readiness, Service};
 
 /// Trace Compass's id, so that clients special-casing it work.
@@ -31,9 +34,20 @@ fn descriptors() -> Vec<Value> {
             "description": "Number of events over time",
             "type": "TREE_TIME_XY",
         }),
+        events::descriptor(),
+        statistics::event_types_descriptor(),
         executions::parent_descriptor(),
     ]
 }
+
+/// The outputs with no annotations of their own, which viewers ask anyway.
+const ANNOTATED: &[&str] = &[
+    THREAD_STATUS,
+    HISTOGRAM,
+    EVENTS_TABLE,
+    EVENT_TYPES,
+    super::executions::PARENT,
+];
 
 /// What a state is drawn as: style key, name, colour.
 const STATE_STYLES: [(ThreadState, &str, &str); 4] = [
@@ -216,10 +230,7 @@ impl Service {
         self.experiment_entry(exp)?;
         // Viewers ask every listed output for annotations, the parent of the
         // execution outputs too: none there.
-        self.check_output(
-            output,
-            &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT],
-        )?;
+        self.check_output(output, ANNOTATED)?;
         Ok(data(json!({"annotations": {}}), "COMPLETED", "Completed"))
     }
 
@@ -228,10 +239,7 @@ impl Service {
             return self.derived_annotation_categories(exp, output);
         }
         self.experiment_entry(exp)?;
-        self.check_output(
-            output,
-            &[THREAD_STATUS, HISTOGRAM, super::executions::PARENT],
-        )?;
+        self.check_output(output, ANNOTATED)?;
         Ok(data(
             json!({"annotationCategories": []}),
             "COMPLETED",
@@ -244,7 +252,10 @@ impl Service {
             return self.derived_style(exp, output);
         }
         self.experiment_entry(exp)?;
-        self.check_output(output, &[THREAD_STATUS, HISTOGRAM])?;
+        self.check_output(
+            output,
+            &[THREAD_STATUS, HISTOGRAM, EVENTS_TABLE, EVENT_TYPES],
+        )?;
         let styles = if output == THREAD_STATUS {
             thread_state_style_map()
         } else {
@@ -301,7 +312,14 @@ impl Service {
         ))
     }
 
+    /// States of a viewport, from the cache when asked before.
     pub fn timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        let key = Key::new(self.experiment_entry(exp)?.uuid, output, "states", body);
+        self.cache
+            .get_or(key, || self.sample_timegraph_states(exp, output, body))
+    }
+
+    fn sample_timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
         if is_derived(output) {
             return self.derived_timegraph_states(exp, output, body);
         }
@@ -417,7 +435,13 @@ impl Service {
         ))
     }
 
+    /// XY series of a viewport, from the cache when asked before.
     pub fn xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        let key = Key::new(self.experiment_entry(exp)?.uuid, output, "xy", body);
+        self.cache.get_or(key, || self.sample_xy(exp, output, body))
+    }
+
+    fn sample_xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
         if is_derived(output) {
             return self.derived_xy(exp, output, body);
         }

@@ -154,6 +154,11 @@ impl<'a> Params<'a> {
         self.v.get(name).filter(|v| !v.is_null())
     }
 
+    /// A field as given (absent or null: `None`).
+    pub fn raw(&self, name: &str) -> Option<&'a Value> {
+        self.get(name)
+    }
+
     pub fn opt_str(&self, name: &str) -> Result<Option<&'a str>> {
         match self.get(name) {
             None => Ok(None),
@@ -189,6 +194,11 @@ impl<'a> Params<'a> {
             })),
             Some(v) => Err(self.wrong(name, "an object", v)),
         }
+    }
+
+    /// A nested object that must be there.
+    pub fn obj(&self, name: &str) -> Result<Params<'a>> {
+        self.opt_obj(name)?.ok_or_else(|| self.missing(name))
     }
 
     pub fn opt_i64_array(&self, name: &str) -> Result<Option<Vec<i64>>> {

@@ -28,8 +28,14 @@ impl Server {
     /// Starts `sextant serve --port 0` in the repository root and reads the
     /// address it prints.
     pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `sextant serve --port 0` with more options.
+    pub fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
             .args(["serve", "--port", "0"])
+            .args(args)
             .current_dir(repo_root())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -121,9 +127,15 @@ impl Server {
     /// Opens scenario-a as the viewer does and waits for the experiment to be
     /// indexed; (experiment UUID, experiment).
     pub fn open_scenario_a(&self, name: &str) -> (String, Value) {
+        self.open_trace(name, "fixtures/scenario-a/ctf")
+    }
+
+    /// Opens the trace at `uri` (relative to the repository) in an experiment
+    /// of its own, named `{name}-exp`, and waits for it to be indexed.
+    pub fn open_trace(&self, name: &str, uri: &str) -> (String, Value) {
         let (st, trace) = self.post(
             "/traces",
-            &json!({"parameters": {"name": name, "uri": "fixtures/scenario-a/ctf"}}),
+            &json!({"parameters": {"name": name, "uri": uri}}),
         );
         assert_eq!(st, 200, "{trace}");
         let tuuid = trace["UUID"].as_str().unwrap().to_string();

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,30 @@ const THREAD_STATUS =
     'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
 const HISTOGRAM = 'org.eclipse.tracecompass.internal.tmf.core.histogram.HistogramDataProvider';
 
+const EVENTS =
+    'org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider';
+const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
+
 const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+/** `sextant dump --format jsonl`: one object per event (numbers as text). */
+function dumpEvents() {
+    const out = execFileSync(BIN, ['dump', FIXTURE, '--format', 'jsonl'],
+        { encoding: 'utf8', maxBuffer: 1 << 28 });
+    return out.trim().split('\n').map(l => {
+        const ts = /"ts":(-?\d+)/.exec(l)[1];
+        const e = JSON.parse(l);
+        e.ts = ts;
+        return e;
+    });
+}
+
+/** `sextant analyze --format json` with the rt_high model: its statistics. */
+function analyzeStats() {
+    const out = execFileSync(BIN, ['analyze', FIXTURE, '--model', MODEL, '--format', 'json'],
+        { encoding: 'utf8', maxBuffer: 1 << 28 });
+    return JSON.parse(out).stats;
+}
 
 /** `sextant dump --format none`: "N events, ... from A to B ns". */
 function dumpSummary() {
@@ -64,6 +87,7 @@ function startServer() {
 }
 
 /** The model of a successful response (fails the test otherwise). */
+const model_ = (resp, what) => model(resp, what);
 function model(resp, what) {
     assert.ok(resp.isOk(), `${what}: ${resp.getStatusCode()} ${resp.getText()}`);
     const m = resp.getModel();
@@ -283,6 +307,74 @@ describe('VS Code Trace Viewer sequence on scenario-a', () => {
             QueryHelper.selectionTimeRangeQuery(exp.start, (exp.start + exp.end) / 2n, 10, checked)), 'XY half');
         const halfTotal = half.series[0].yValues.reduce((a, b) => a + b, 0);
         assert.ok(halfTotal > 0 && halfTotal < dump.events, `half total ${halfTotal}`);
+    });
+
+    it('events table: columns, lines equal to sextant dump, search', async () => {
+        const events = dumpEvents();
+        const columns = await poll(() => client.fetchTableColumns(exp.UUID, EVENTS, QueryHelper.query()), 'columns');
+        const names = columns.map(c => c.name);
+        assert.deepEqual(names, ['Timestamp ns', 'CPU', 'Event type', 'TID', 'Contents']);
+        const ids = columns.map(c => c.id);
+        const low = 1000;
+        const table = await poll(() => client.fetchTableLines(exp.UUID, EVENTS,
+            QueryHelper.tableQuery(ids, low, 50)), 'lines');
+        assert.equal(Number(table.size), dump.events);
+        assert.equal(Number(table.lowIndex), low);
+        assert.equal(table.lines.length, 50);
+        for (const line of table.lines) {
+            const e = events[Number(line.index)];
+            const cells = line.cells.map(c => c.content);
+            assert.equal(cells[0], e.ts);
+            assert.equal(cells[1], String(e.cpu));
+            assert.equal(cells[2], e.name);
+            if (e.fields.perf_tid >= 0) assert.equal(cells[3], String(e.fields.perf_tid));
+            assert.ok(cells[4].includes(`perf_tid=${e.fields.perf_tid}`), cells[4]);
+        }
+        // The next sched_switch after line 2000, tagged.
+        const next = events.findIndex((e, i) => i >= 2000 && e.name === 'sched:sched_switch');
+        const found = await poll(() => client.fetchTableLines(exp.UUID, EVENTS,
+            QueryHelper.tableQuery(ids, 2000, 3, {
+                table_search_expressions: { 2: 'sched_switch$' }, table_search_direction: 'NEXT',
+            })), 'search');
+        assert.equal(Number(found.lowIndex), next);
+        assert.equal(found.lines[0].tags, 8);
+    });
+
+    it('data tree: event types add up to nbEvents', async () => {
+        const events = dumpEvents();
+        const tree = await poll(() => client.fetchDataTree(exp.UUID, 'sextant.event-types', QueryHelper.query()), 'event types');
+        const root = tree.entries.find(e => e.parentId === -1);
+        assert.equal(Number(root.labels[1]), dump.events);
+        const switches = tree.entries.find(e => e.labels[0] === 'sched:sched_switch');
+        assert.equal(Number(switches.labels[1]), events.filter(e => e.name === 'sched:sched_switch').length);
+    });
+
+    it('execution model: statistics data tree and duration density', async () => {
+        const model = JSON.parse(readFileSync(MODEL, 'utf8'));
+        const created = model_(await client.createDerivedOutput(exp.UUID, 'sextant.executions',
+            QueryHelper.outputConfigurationQuery('rt_high', 'jobs', 'sextant.execution-model', model)), 'create');
+        const config = created.id.split(':')[1];
+        const stats = analyzeStats();
+        const tree = await poll(() => client.fetchDataTree(exp.UUID, `sextant.executions.statistics:${config}`,
+            QueryHelper.query()), 'statistics');
+        const col = name => tree.headers.findIndex(h => h.name === name);
+        const root = tree.entries.find(e => e.parentId === -1);
+        assert.equal(Number(root.labels[col('Count')]), stats.count);
+        assert.equal(Number(root.labels[col('P99')]), stats.p99);
+        assert.equal(Number(root.labels[col('Maximum')]), stats.max);
+        assert.equal(Number(root.labels[col('Deadline misses')]), stats.deadline_misses);
+        const density = `sextant.executions.density:${config}`;
+        const dtree = await poll(() => client.fetchGenericXYTree(exp.UUID, density, QueryHelper.query()), 'density tree');
+        const checked = dtree.entries.filter(e => e.isDefault).map(e => e.id);
+        assert.deepEqual(checked, [1, 2]);
+        const xy = await poll(() => client.fetchGenericXY(exp.UUID, density, QueryHelper.query({
+            requested_timerange: { start: 0, end: 10_000_000, nbSamples: 30 }, requested_items: checked,
+        })), 'density');
+        const sum = s => s.yValues.reduce((a, b) => a + b, 0);
+        assert.equal(sum(xy.series[0]), stats.count);
+        assert.equal(sum(xy.series[1]), stats.deadline_misses);
+        assert.ok(xy.series[0].xRanges.length <= 30);
+        assert.equal(Number(xy.series[0].xRanges[0].start), stats.min);
     });
 
     it('errors come back as ErrorResponse', async () => {
