@@ -40,7 +40,13 @@ fn explain_results_validate() {
         let trace = root.join(trace);
         let t = trace.to_str().unwrap();
         let doc = check(&[
-            "explain", t, "--model", periodic, "--longest", "--format", "json",
+            "explain",
+            t,
+            "--model",
+            periodic,
+            "--longest",
+            "--format",
+            "json",
         ]);
         // The schema allows empty lists; the longest job of scenario a has a
         // path, an inversion and message-queue activity.
