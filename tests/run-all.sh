@@ -34,6 +34,11 @@ node_rc=0
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 export SEXTANT_BIN="$target_dir/release/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
+# The scripted JSON-RPC client (Python standard library, sextant serve --stdio), one test.
+echo "== python example client (tests/python)"
+py_result="ok. 1 passed; 0 failed"
+/usr/bin/python3 tests/python/example_client.py "$SEXTANT_BIN" || py_result="FAILED. 0 passed; 1 failed"
+echo "test result: $py_result (example_client.py)" >> "$log"
 # The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.

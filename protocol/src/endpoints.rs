@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::service::{Result, Service, ServiceError};
+use crate::service::{Result, Service, ServiceError, Work};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
@@ -23,7 +23,6 @@ pub enum Verb {
 /// One request of the protocol.
 pub struct Endpoint {
     /// JSON-RPC method name.
-    #[allow(dead_code)] // until the JSON-RPC transports land (issue 7)
     pub method: &'static str,
     pub verb: Verb,
     /// HTTP route under `/tsp/api`, identifiers in braces.
@@ -35,6 +34,8 @@ pub struct Endpoint {
 pub struct Call<'a> {
     ids: Vec<(&'static str, String)>,
     body: &'a Value,
+    /// Progress and cancellation of long requests (running a model).
+    work: &'a Work<'a>,
 }
 
 impl Call<'_> {
@@ -71,13 +72,20 @@ impl Endpoint {
                     .ok_or_else(|| ServiceError::bad_request(format!("missing field: {name}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        (self.handler)(service, &Call { ids, body })
+        let work = Work::none();
+        (self.handler)(
+            service,
+            &Call {
+                ids,
+                body,
+                work: &work,
+            },
+        )
     }
 
     /// Answers a JSON-RPC request: `params` is the body with the identifiers
     /// as extra keys (absent params are an empty body).
-    #[allow(dead_code)] // until the JSON-RPC transports land (issue 7)
-    pub fn call_rpc(&self, service: &Service, params: Option<Value>) -> Result<Value> {
+    pub fn call_rpc(&self, service: &Service, params: Option<Value>, work: &Work) -> Result<Value> {
         let mut body = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -100,12 +108,18 @@ impl Endpoint {
             }
         }
         let body = Value::Object(body);
-        (self.handler)(service, &Call { ids, body: &body })
+        (self.handler)(
+            service,
+            &Call {
+                ids,
+                body: &body,
+                work,
+            },
+        )
     }
 }
 
 /// The endpoint answering a JSON-RPC method.
-#[allow(dead_code)] // until the JSON-RPC transports land (issue 7)
 pub fn by_method(method: &str) -> Option<&'static Endpoint> {
     ENDPOINTS.iter().find(|e| e.method == method)
 }
@@ -142,7 +156,7 @@ pub static ENDPOINTS: &[Endpoint] = &[
     endpoint!("tsp/outputs/get", Get "/experiments/{expUUID}/outputs/{outputId}", |s, c| s
         .output(c.id("expUUID"), c.id("outputId"))),
     endpoint!("tsp/outputs/create", Post "/experiments/{expUUID}/outputs/{outputId}", |s, c| s
-        .create_derived(c.id("expUUID"), c.id("outputId"), c.body)),
+        .create_derived(c.id("expUUID"), c.id("outputId"), c.body, c.work)),
     endpoint!("tsp/outputs/delete", Delete "/experiments/{expUUID}/outputs/{outputId}/{derivedOutputId}", |s, c| s
         .delete_derived(c.id("expUUID"), c.id("outputId"), c.id("derivedOutputId"))),
     endpoint!("tsp/markerSets", Get "/experiments/{expUUID}/outputs/markerSets", |s, c| s
@@ -208,17 +222,19 @@ mod tests {
     fn rpc_params_need_the_route_identifiers() {
         let s = Service::new(Default::default());
         let e = by_method("tsp/experiments/get").expect("listed");
-        let err = e.call_rpc(&s, None).unwrap_err();
+        let err = e.call_rpc(&s, None, &Work::none()).unwrap_err();
         assert!(err.to_json()["detail"]
             .as_str()
             .is_some_and(|d| d.contains("expUUID")));
         let err = e
-            .call_rpc(&s, Some(serde_json::json!({"expUUID": 3})))
+            .call_rpc(&s, Some(serde_json::json!({"expUUID": 3})), &Work::none())
             .unwrap_err();
         assert!(err.to_json()["detail"]
             .as_str()
             .is_some_and(|d| d.contains("expected a string")));
-        let err = e.call_rpc(&s, Some(serde_json::json!([1]))).unwrap_err();
+        let err = e
+            .call_rpc(&s, Some(serde_json::json!([1])), &Work::none())
+            .unwrap_err();
         assert!(err.to_json()["detail"]
             .as_str()
             .is_some_and(|d| d.contains("params must be an object")));

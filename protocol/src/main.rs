@@ -4,7 +4,9 @@ mod cli;
 mod endpoints;
 mod http;
 mod jsonl;
+mod rpc;
 mod service;
+mod sync;
 
 use std::process::ExitCode;
 

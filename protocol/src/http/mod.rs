@@ -1,22 +1,28 @@
 //! The HTTP adapter of the service core: the routes of the endpoint table
 //! (`crate::endpoints`) under `/tsp/api`, JSON bodies parsed here (so that a
 //! malformed body is a TSP `ErrorResponse`, not axum's plain text), results
-//! and errors written as JSON.
+//! and errors written as JSON. Beside the TSP routes, `/tsp/api/sync/...`
+//! lets REST clients take part in time synchronisation: a server-sent-events
+//! stream of the other clients' changes and two routes to publish their own.
 
 use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{on, MethodFilter, MethodRouter};
+use axum::routing::{get, on, post, MethodFilter, MethodRouter};
 use axum::{Json, Router};
-use serde_json::Value;
+use futures::Stream;
+use serde_json::{json, Value};
 
 use crate::endpoints::{Endpoint, Verb, ENDPOINTS};
 use crate::service::{ErrorKind, Result, Service, ServiceError};
+use crate::sync::{ClientId, Hub, Kind};
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 1 << 20;
@@ -110,7 +116,76 @@ fn method_router(endpoint: &'static Endpoint) -> MethodRouter<Arc<Service>> {
     }
 }
 
-pub fn router(service: Arc<Service>) -> Router {
+/// `GET /sync/events`: server-sent events, first `sextant/connected` with
+/// this stream's `clientId` (pass it as `?clientId=` when publishing, so
+/// that the change does not come back here), then every other client's
+/// `sextant/selectionChanged` and `sextant/windowChanged` (data: the params).
+async fn sync_events(
+    State(hub): State<Arc<Hub>>,
+) -> Sse<impl Stream<Item = std::result::Result<Event, Infallible>>> {
+    let me = hub.client("sse");
+    let changes = hub.subscribe(me);
+    let hello = Event::default()
+        .event("sextant/connected")
+        .data(json!({"clientId": me.n}).to_string());
+    let rest = futures::stream::unfold(changes, |mut changes| async move {
+        let c = changes.next().await?;
+        let e = Event::default()
+            .event(c.kind.method())
+            .data(c.params.to_string());
+        Some((Ok(e), changes))
+    });
+    let stream = futures::StreamExt::chain(futures::stream::once(async { Ok(hello) }), rest);
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// `POST /sync/selection` and `/sync/window` with `{experimentUUID, start,
+/// end, source}`: answers the experiment's current selection and window.
+async fn sync_publish(
+    hub: Arc<Hub>,
+    kind: Kind,
+    query: HashMap<String, String>,
+    body: Body,
+) -> Response {
+    let from = match query.get("clientId").map(|n| n.parse::<u64>()) {
+        Some(Ok(n)) => ClientId {
+            transport: "sse",
+            n,
+        },
+        Some(Err(_)) => {
+            return error(&ServiceError::bad_request(
+                "clientId: expected the number the event stream gave",
+            ))
+        }
+        None => hub.client("http"),
+    };
+    let r = body_json(body).and_then(|b| {
+        hub.publish(from, kind, &b)?;
+        hub.current(&b)
+    });
+    reply(r)
+}
+
+fn sync_router(hub: Arc<Hub>) -> Router {
+    type Q = Query<HashMap<String, String>>;
+    Router::new()
+        .route("/sync/events", get(sync_events))
+        .route(
+            "/sync/selection",
+            post(|State(h): State<Arc<Hub>>, Query(q): Q, b: Body| {
+                sync_publish(h, Kind::Selection, q, b)
+            }),
+        )
+        .route(
+            "/sync/window",
+            post(|State(h): State<Arc<Hub>>, Query(q): Q, b: Body| {
+                sync_publish(h, Kind::Window, q, b)
+            }),
+        )
+        .with_state(hub)
+}
+
+pub fn router(service: Arc<Service>, hub: Arc<Hub>) -> Router {
     // One method router per route, every verb of the table merged into it.
     let mut routes: BTreeMap<&str, MethodRouter<Arc<Service>>> = BTreeMap::new();
     for endpoint in ENDPOINTS {
@@ -123,7 +198,9 @@ pub fn router(service: Arc<Service>) -> Router {
     }
     let api = routes
         .into_iter()
-        .fold(Router::new(), |r, (route, m)| r.route(route, m));
+        .fold(Router::new(), |r, (route, m)| r.route(route, m))
+        .with_state(service)
+        .merge(sync_router(hub));
     Router::new()
         .nest("/tsp/api", api)
         .method_not_allowed_fallback(|| async {
@@ -141,16 +218,21 @@ pub fn router(service: Arc<Service>) -> Router {
             ))
         })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(service)
 }
 
 /// Serves until Ctrl-C (or SIGTERM), on an already bound listener.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
+    hub: Arc<Hub>,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(service))
-        .with_graceful_shutdown(shutdown())
+    let closing = hub.clone();
+    axum::serve(listener, router(service, hub))
+        .with_graceful_shutdown(async move {
+            shutdown().await;
+            // Event streams end, or the graceful shutdown would wait for them.
+            closing.close();
+        })
         .await
 }
 

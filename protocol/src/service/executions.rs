@@ -15,7 +15,7 @@ use sextant_engine::analysis::executions::{
     Execution, ExecutionAnalysis, Executions, SortKey, Target,
 };
 use sextant_engine::analysis::model::model_from_value;
-use sextant_engine::event::EventSource;
+use sextant_engine::event::{EventSource, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass;
 use sextant_engine::reader::{AnyReader, WithSource};
@@ -25,7 +25,7 @@ use super::config::EXECUTION_MODEL;
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::outputs::{sample_states, state_styles, thread_state_style_map};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
-use super::{data, uuid_of, ExperimentEntry, Readiness, Service};
+use super::{data, uuid_of, ExperimentEntry, Readiness, Service, Work};
 
 /// The output that creates the derived ones (type NONE, canCreate).
 pub const PARENT: &str = "sextant.executions";
@@ -177,25 +177,91 @@ impl Store {
     }
 }
 
-struct Analyze {
+struct Analyze<'w> {
     target: Target,
+    /// Trace `trace` of `traces`: its bytes are that share of the progress.
+    trace: usize,
+    traces: usize,
+    work: &'w Work<'w>,
 }
 
-impl WithSource for Analyze {
+impl WithSource for Analyze<'_> {
     type Output = std::result::Result<Executions, String>;
 
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
+    fn run<S: EventSource>(self, source: S) -> Self::Output {
         let mut model = KernelModel::default();
         let mut analysis = ExecutionAnalysis::new(self.target);
+        let mut source = Watched {
+            inner: source,
+            events: 0,
+            trace: self.trace,
+            traces: self.traces,
+            work: self.work,
+        };
         pass::run(&mut source, &mut model, &mut [&mut analysis], |_, _| {})
             .map_err(|e| e.to_string())?;
         Ok(analysis.into_executions())
     }
 }
 
+#[derive(Debug)]
+struct Cancelled;
+
+impl std::fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request was cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+/// A reader that reports progress and stops with `Cancelled` when the
+/// request is cancelled, every few thousand events (the pass's own progress
+/// callback comes too seldom for small traces and cannot stop it).
+struct Watched<'w, S> {
+    inner: S,
+    events: u64,
+    trace: usize,
+    traces: usize,
+    work: &'w Work<'w>,
+}
+
+impl<S: EventSource> EventSource for Watched<'_, S> {
+    type Event<'s>
+        = S::Event<'s>
+    where
+        Self: 's;
+
+    fn advance(&mut self) -> std::result::Result<bool, ReadError> {
+        self.events += 1;
+        if self.events.is_multiple_of(4096) {
+            if self.work.cancelled() {
+                return Err(ReadError::new(Cancelled));
+            }
+            let (done, total) = self.inner.progress();
+            let within = (done.min(total) * 100).checked_div(total).unwrap_or(0);
+            let overall = (self.trace as u64 * 100 + within) / self.traces.max(1) as u64;
+            (self.work.progress)(overall.min(100) as u8);
+        }
+        self.inner.advance()
+    }
+
+    fn event(&self) -> Option<Self::Event<'_>> {
+        self.inner.event()
+    }
+
+    fn progress(&self) -> (u64, u64) {
+        self.inner.progress()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
+}
+
 /// The model's executions in every trace of the experiment, merged in start
 /// order and indexed again; with the trace of each.
-fn analyze(e: &ExperimentEntry, target: &Target) -> Result<(Executions, Vec<usize>)> {
+fn analyze(e: &ExperimentEntry, target: &Target, work: &Work) -> Result<(Executions, Vec<usize>)> {
     let mut all: Vec<(Execution, usize)> = Vec::new();
     let mut merged: Option<Executions> = None;
     for (ti, t) in e.traces.iter().enumerate() {
@@ -210,8 +276,17 @@ fn analyze(e: &ExperimentEntry, target: &Target) -> Result<(Executions, Vec<usiz
         let mut found = reader
             .with(Analyze {
                 target: target.clone(),
+                trace: ti,
+                traces: e.traces.len(),
+                work,
             })
-            .map_err(fail)?;
+            .map_err(|m| {
+                if work.cancelled() {
+                    ServiceError::new(ErrorKind::Internal, "Cancelled", m)
+                } else {
+                    fail(m)
+                }
+            })?;
         all.extend(found.executions.drain(..).map(|x| (x, ti)));
         match &mut merged {
             Some(m) => m.incomplete += found.incomplete,
@@ -329,12 +404,7 @@ impl Service {
             .ok_or_else(|| ServiceError::not_found("output", format!("no output has id {output}")))
     }
 
-    pub(super) fn derived_of_kind(
-        &self,
-        exp: &str,
-        output: &str,
-        want: Kind,
-    ) -> Result<Arc<Derived>> {
+    pub(super) fn derived_of_kind(&self, exp: &str, output: &str, want: Kind) -> Result<Arc<Derived>> {
         let (k, d) = self.derived_output(exp, output)?;
         if k == want {
             Ok(d)
@@ -360,8 +430,15 @@ impl Service {
 
     /// `POST /experiments/{uuid}/outputs/sextant.executions`: checks the
     /// model, finds its executions, registers the derived outputs; answers
-    /// the Comparison View's descriptor.
-    pub fn create_derived(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+    /// the Comparison View's descriptor. Finding the executions reports to
+    /// `work` and stops when it is cancelled.
+    pub fn create_derived(
+        &self,
+        exp: &str,
+        output: &str,
+        body: &Value,
+        work: &Work,
+    ) -> Result<Value> {
         let e = self.experiment_entry(exp)?;
         if output != PARENT {
             return Err(if self.output(exp, output).is_ok() {
@@ -433,7 +510,7 @@ impl Service {
                 format!("a configuration named {name} already exists with another model"),
             ));
         }
-        let (executions, trace_of) = analyze(&e, &Target::Model(Box::new(model)))?;
+        let (executions, trace_of) = analyze(&e, &Target::Model(Box::new(model)), work)?;
         let mut configuration = json!({
             "id": id,
             "name": name,

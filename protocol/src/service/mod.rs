@@ -20,7 +20,7 @@ pub mod params;
 pub mod statistics;
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
@@ -37,6 +37,34 @@ pub struct Config {
     /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
     /// `None`; 0 turns it off).
     pub cache_entries: Option<usize>,
+}
+
+/// What a long request reports its progress to and is stopped by. The
+/// JSON-RPC transports pass their own (work-done progress, `$/cancelRequest`);
+/// HTTP, which has neither, passes `Work::none()`.
+pub struct Work<'a> {
+    /// Per cent done, 0..=100; called from the worker thread.
+    pub progress: &'a (dyn Fn(u8) + Sync),
+    /// Set when the request is cancelled: the work stops at the next check.
+    pub cancel: &'a AtomicBool,
+}
+
+fn no_progress(_: u8) {}
+
+impl Work<'static> {
+    pub fn none() -> Work<'static> {
+        static NEVER: AtomicBool = AtomicBool::new(false);
+        Work {
+            progress: &no_progress,
+            cancel: &NEVER,
+        }
+    }
+}
+
+impl Work<'_> {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
 }
 
 /// Where a trace's indexing stands.
@@ -190,6 +218,8 @@ struct Registry {
 /// The service: registries of traces and experiments, and the outputs.
 pub struct Service {
     config: Config,
+    /// Roots a JSON-RPC client added at `initialize` (its `traceRoots`).
+    client_roots: RwLock<Vec<PathBuf>>,
     registry: RwLock<Registry>,
     /// Execution-model configurations and their derived outputs.
     derived: executions::Store,
@@ -235,11 +265,24 @@ impl Service {
         let cache = cache::Cache::new(config.cache_entries.unwrap_or(cache::DEFAULT_ENTRIES));
         Service {
             config,
+            client_roots: RwLock::new(Vec::new()),
             registry: RwLock::new(Registry::default()),
             derived: executions::Store::default(),
             events: events::Plans::default(),
             cache,
         }
+    }
+
+    /// Lets clients open traces under `root` too (a directory that exists).
+    pub fn allow_root(&self, root: &Path) -> Result<()> {
+        let c = root.canonicalize().map_err(|e| {
+            ServiceError::bad_request(format!("trace root {}: {e}", root.display()))
+        })?;
+        let mut roots = self.client_roots.write().expect("not poisoned");
+        if !roots.contains(&c) {
+            roots.push(c);
+        }
+        Ok(())
     }
 
     pub fn health(&self) -> Value {
@@ -266,7 +309,7 @@ impl Service {
         Value::Array(reg.traces.iter().map(|t| t.to_json()).collect())
     }
 
-    fn trace_entry(&self, uuid: &str) -> Result<Arc<TraceEntry>> {
+    pub fn trace_entry(&self, uuid: &str) -> Result<Arc<TraceEntry>> {
         let id = parse_uuid("trace", uuid)?;
         let reg = self.registry.read().expect("not poisoned");
         reg.traces
@@ -293,7 +336,14 @@ impl Service {
                 })?
                 .join(p)
         };
-        let allowed = |q: &Path| self.config.allowed_roots.iter().any(|r| q.starts_with(r));
+        let client_roots = self.client_roots.read().expect("not poisoned");
+        let allowed = |q: &Path| {
+            self.config
+                .allowed_roots
+                .iter()
+                .chain(client_roots.iter())
+                .any(|r| q.starts_with(r))
+        };
         let forbidden = || {
             ServiceError::new(
                 ErrorKind::Forbidden,

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod rpc;
 pub mod server;
 
 use std::path::{Path, PathBuf};
