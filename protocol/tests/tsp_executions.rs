@@ -50,8 +50,8 @@ fn config_types_list_the_execution_model() {
     let (st, types) = srv.get("/config/types");
     assert_eq!(st, 200, "{types}");
     let types = types.as_array().unwrap();
-    assert_eq!(types.len(), 1);
-    assert_eq!(types[0]["id"], "sextant.execution-model");
+    let ids: Vec<&str> = types.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["sextant.execution-model", "sextant.explain"]);
     assert_eq!(types[0]["name"], "Execution model");
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(repo_root().join("schemas/execution-model.schema.json")).unwrap(),

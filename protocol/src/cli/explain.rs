@@ -13,11 +13,11 @@ use serde::Serialize;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::PathState;
 use sextant_engine::analysis::explain::{self, human, Explanation};
-use sextant_engine::event::EventSource;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::AnyReader;
 
 use super::analyze::{self, Analyze};
 use super::progress::Progress;
+use crate::service::explain::{explain_trace, pick, request_for, Which};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -76,39 +76,25 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
-    let found = executions.executions.len();
-    let execution = match req.execution {
-        Some(k) => executions.executions.get(k).with_context(|| match found {
-            0 => format!(
-                "no execution {k}: the model `{}` found none in this trace",
-                executions.name
-            ),
-            n => format!(
-                "no execution {k}: the model `{}` found {n} (indices 0 to {})",
-                executions.name,
-                n - 1
-            ),
-        })?,
-        None => executions
-            .sorted(sextant_engine::analysis::executions::SortKey::Duration)
-            .first()
-            .copied()
-            .with_context(|| {
-                format!(
-                    "no execution to explain: the model `{}` found none in this trace",
-                    executions.name
-                )
-            })?,
+    let which = match req.execution {
+        Some(k) => Which::Index(k),
+        None => Which::Rank(0),
     };
-    let request = explain::Request {
-        tid: execution.tid,
-        start: execution.start,
-        end: execution.end,
-        replay_ns: (req.replay_ms * 1e6) as i64,
-        cpus: (!req.cpus.is_empty()).then(|| req.cpus.clone()),
-        prio: execution.prio,
-    };
-    let explanation = AnyReader::open(&req.trace)?.with(Explain(request))?;
+    let execution = pick(&executions, which).map_err(anyhow::Error::msg)?;
+    let request = request_for(
+        execution,
+        (!req.cpus.is_empty()).then(|| req.cpus.clone()),
+        (req.replay_ms * 1e6) as i64,
+    );
+    let mut bar: Option<Progress> = None;
+    let explanation = explain_trace(&req.trace, &request, |done, total| {
+        bar.get_or_insert_with(|| Progress::bytes(total, "explaining"))
+            .set(done)
+    });
+    if let Some(b) = bar {
+        b.finish();
+    }
+    let explanation = explanation.map_err(anyhow::Error::msg)?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
     } else {
@@ -121,19 +107,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         ExplainFormat::Text => write_text(&mut out, &executions.name, execution, &explanation)?,
     }
     out.flush().context("writing to standard output")
-}
-
-struct Explain(explain::Request);
-
-impl WithSource for Explain {
-    type Output = anyhow::Result<Explanation>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let progress = Progress::bytes(source.progress().1, "explaining");
-        let e = explain::explain(&mut source, &self.0, |done, _| progress.set(done));
-        progress.finish();
-        Ok(e?)
-    }
 }
 
 fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> anyhow::Result<()> {

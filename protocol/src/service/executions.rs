@@ -8,20 +8,20 @@
 //! (`AnyReader`, on the blocking thread of the request), not in the indexing
 //! pass; the states drawn come from the index's per-thread intervals.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 use sextant_engine::analysis::executions::{
     Execution, ExecutionAnalysis, Executions, SortKey, Target,
 };
-use sextant_engine::analysis::model::model_from_value;
+use sextant_engine::analysis::model::{model_from_value, ExecutionModel};
 use sextant_engine::event::{EventSource, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass;
 use sextant_engine::reader::{AnyReader, WithSource};
 use uuid::Uuid;
 
-use super::config::EXECUTION_MODEL;
+use super::config::{self, Configured, EXECUTION_MODEL};
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::outputs::{sample_states, state_styles, thread_state_style_map};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
@@ -159,21 +159,16 @@ impl Derived {
     }
 }
 
-/// The configurations of all experiments.
-#[derive(Default)]
-pub struct Store {
-    list: RwLock<Vec<Arc<Derived>>>,
-}
+/// The execution-model configurations of all experiments.
+pub type Store = super::config::Store<Derived>;
 
-impl Store {
-    pub fn of(&self, exp: Uuid) -> Vec<Arc<Derived>> {
-        let list = self.list.read().expect("not poisoned");
-        list.iter().filter(|d| d.exp == exp).cloned().collect()
+impl Configured for Derived {
+    fn experiment(&self) -> Uuid {
+        self.exp
     }
 
-    fn find(&self, exp: Uuid, id: &str) -> Option<Arc<Derived>> {
-        let list = self.list.read().expect("not poisoned");
-        list.iter().find(|d| d.exp == exp && d.id == id).cloned()
+    fn config_id(&self) -> &str {
+        &self.id
     }
 }
 
@@ -259,9 +254,26 @@ impl<S: EventSource> EventSource for Watched<'_, S> {
     }
 }
 
+/// The execution model at `at` in a request (e.g. `parameters`), with errors
+/// naming the field under it.
+pub(super) fn parse_model(v: &Value, at: &str) -> Result<ExecutionModel> {
+    model_from_value(v).map_err(|m| {
+        let path = if m.path == "(root)" {
+            at.to_string()
+        } else {
+            format!("{at}.{}", m.path)
+        };
+        ServiceError::bad_request(format!("{path}: {}", m.message))
+    })
+}
+
 /// The model's executions in every trace of the experiment, merged in start
 /// order and indexed again; with the trace of each.
-fn analyze(e: &ExperimentEntry, target: &Target, work: &Work) -> Result<(Executions, Vec<usize>)> {
+pub(super) fn analyze(
+    e: &ExperimentEntry,
+    target: &Target,
+    work: &Work,
+) -> Result<(Executions, Vec<usize>)> {
     let mut all: Vec<(Execution, usize)> = Vec::new();
     let mut merged: Option<Executions> = None;
     for (ti, t) in e.traces.iter().enumerate() {
@@ -404,7 +416,12 @@ impl Service {
             .ok_or_else(|| ServiceError::not_found("output", format!("no output has id {output}")))
     }
 
-    pub(super) fn derived_of_kind(&self, exp: &str, output: &str, want: Kind) -> Result<Arc<Derived>> {
+    pub(super) fn derived_of_kind(
+        &self,
+        exp: &str,
+        output: &str,
+        want: Kind,
+    ) -> Result<Arc<Derived>> {
         let (k, d) = self.derived_output(exp, output)?;
         if k == want {
             Ok(d)
@@ -440,6 +457,9 @@ impl Service {
         work: &Work,
     ) -> Result<Value> {
         let e = self.experiment_entry(exp)?;
+        if output == super::explain::PARENT {
+            return self.create_explained(&e, body, work);
+        }
         if output != PARENT {
             return Err(if self.output(exp, output).is_ok() {
                 ServiceError::bad_request(format!(
@@ -449,54 +469,9 @@ impl Service {
                 ServiceError::not_found("output", format!("no output has id {output}"))
             });
         }
-        let Some(obj) = body.as_object() else {
-            return Err(ServiceError::bad_request(
-                "the request body must be a JSON object {name, description, sourceTypeId, parameters}",
-            ));
-        };
-        let name = match obj.get("name") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(Value::String(_)) => {
-                return Err(ServiceError::bad_request("name: must not be empty"))
-            }
-            Some(_) => return Err(ServiceError::bad_request("name: expected a string")),
-            None => return Err(ServiceError::bad_request("name: required field is missing")),
-        };
-        let description = match obj.get("description") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(ServiceError::bad_request("description: expected a string")),
-        };
-        match obj.get("sourceTypeId").or_else(|| obj.get("typeId")) {
-            Some(Value::String(s)) if s == EXECUTION_MODEL => {}
-            Some(Value::String(s)) => {
-                return Err(ServiceError::not_found(
-                    "configuration type",
-                    format!(
-                        "sourceTypeId: no configuration type has id {s} (known: {EXECUTION_MODEL})"
-                    ),
-                ))
-            }
-            Some(_) => return Err(ServiceError::bad_request("sourceTypeId: expected a string")),
-            None => {
-                return Err(ServiceError::bad_request(format!(
-                    "sourceTypeId: required field is missing (give {EXECUTION_MODEL})"
-                )))
-            }
-        }
-        let Some(parameters) = obj.get("parameters") else {
-            return Err(ServiceError::bad_request(
-                "parameters: required field is missing (give an execution model)",
-            ));
-        };
-        let model = model_from_value(parameters).map_err(|m| {
-            let path = if m.path == "(root)" {
-                "parameters".to_string()
-            } else {
-                format!("parameters.{}", m.path)
-            };
-            ServiceError::bad_request(format!("{path}: {}", m.message))
-        })?;
+        let posted = config::posted(body, EXECUTION_MODEL, "an execution model")?;
+        let (name, parameters) = (&posted.name, posted.parameters);
+        let model = parse_model(parameters, "parameters")?;
         let id = uuid_of("config", &format!("{}:{name}", e.uuid))
             .simple()
             .to_string();
@@ -511,34 +486,23 @@ impl Service {
             ));
         }
         let (executions, trace_of) = analyze(&e, &Target::Model(Box::new(model)), work)?;
-        let mut configuration = json!({
-            "id": id,
-            "name": name,
-            "sourceTypeId": EXECUTION_MODEL,
-            "parameters": parameters,
-        });
-        if let Some(d) = description {
-            configuration["description"] = json!(d);
-        }
         let derived = Arc::new(Derived {
             exp: e.uuid,
-            id: id.clone(),
-            configuration,
+            configuration: posted.configuration(&id, EXECUTION_MODEL),
+            id,
             executions,
             trace_of,
         });
-        let mut list = self.derived.list.write().expect("not poisoned");
-        if let Some(d) = list.iter().find(|d| d.exp == e.uuid && d.id == id) {
-            return Ok(d.descriptor(Kind::Comparison));
-        }
-        list.push(derived.clone());
-        Ok(derived.descriptor(Kind::Comparison))
+        Ok(self.derived.insert(derived).descriptor(Kind::Comparison))
     }
 
     /// `DELETE /experiments/{uuid}/outputs/{parent}/{derived}`: removes the
     /// configuration and its three outputs; answers the derived descriptor.
     pub fn delete_derived(&self, exp: &str, output: &str, derived: &str) -> Result<Value> {
         let e = self.experiment_entry(exp)?;
+        if output == super::explain::PARENT {
+            return self.delete_explained(exp, derived);
+        }
         if output != PARENT {
             return Err(ServiceError::not_found(
                 "output",
@@ -546,11 +510,7 @@ impl Service {
             ));
         }
         let (kind, d) = self.derived_output(exp, derived)?;
-        self.derived
-            .list
-            .write()
-            .expect("not poisoned")
-            .retain(|x| !(x.exp == e.uuid && x.id == d.id));
+        self.derived.remove(e.uuid, &d.id);
         // After the removal, so that no request can cache them again.
         let suffix = format!(":{}", d.id);
         self.cache.forget(e.uuid, |o| o.ends_with(&suffix));

@@ -14,6 +14,7 @@ pub mod config;
 pub mod density;
 pub mod events;
 pub mod executions;
+pub mod explain;
 pub mod index;
 pub mod outputs;
 pub mod params;
@@ -223,6 +224,8 @@ pub struct Service {
     registry: RwLock<Registry>,
     /// Execution-model configurations and their derived outputs.
     derived: executions::Store,
+    /// Explanations (`sextant.explain` configurations) and their outputs.
+    explained: explain::Store,
     /// Where the events table of each several-trace experiment merges.
     events: events::Plans,
     /// Repeated viewport requests.
@@ -268,6 +271,7 @@ impl Service {
             client_roots: RwLock::new(Vec::new()),
             registry: RwLock::new(Registry::default()),
             derived: executions::Store::default(),
+            explained: explain::Store::default(),
             events: events::Plans::default(),
             cache,
         }

@@ -9,6 +9,7 @@ use sextant_engine::kernel::model::ThreadState;
 use super::cache::Key;
 use super::events::{self, EVENTS_TABLE};
 use super::executions::{self, is_derived};
+use super::explain;
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
 use super::statistics::{self, EVENT_TYPES};
@@ -37,6 +38,7 @@ fn descriptors() -> Vec<Value> {
         events::descriptor(),
         statistics::event_types_descriptor(),
         executions::parent_descriptor(),
+        explain::parent_descriptor(),
     ]
 }
 
@@ -47,6 +49,7 @@ const ANNOTATED: &[&str] = &[
     EVENTS_TABLE,
     EVENT_TYPES,
     super::executions::PARENT,
+    explain::PARENT,
 ];
 
 /// What a state is drawn as: style key, name, colour.
@@ -203,6 +206,9 @@ impl Service {
         for d in self.derived.of(e.uuid) {
             all.extend(d.descriptors());
         }
+        for d in self.explained.of(e.uuid) {
+            all.extend(d.descriptors());
+        }
         Ok(Value::Array(all))
     }
 
@@ -210,6 +216,10 @@ impl Service {
         self.experiment_entry(exp)?;
         if is_derived(output) {
             let (kind, d) = self.derived_output(exp, output)?;
+            return Ok(d.descriptor(kind));
+        }
+        if explain::is_derived(output) {
+            let (kind, d) = self.explained(exp, output)?;
             return Ok(d.descriptor(kind));
         }
         descriptors()
@@ -227,6 +237,9 @@ impl Service {
         if is_derived(output) {
             return self.derived_annotations(exp, output);
         }
+        if explain::is_derived(output) {
+            return self.explained_annotations(exp, output);
+        }
         self.experiment_entry(exp)?;
         // Viewers ask every listed output for annotations, the parent of the
         // execution outputs too: none there.
@@ -237,6 +250,9 @@ impl Service {
     pub fn annotation_categories(&self, exp: &str, output: &str) -> Result<Value> {
         if is_derived(output) {
             return self.derived_annotation_categories(exp, output);
+        }
+        if explain::is_derived(output) {
+            return self.explained_annotation_categories(exp, output);
         }
         self.experiment_entry(exp)?;
         self.check_output(output, ANNOTATED)?;
@@ -250,6 +266,9 @@ impl Service {
     pub fn style(&self, exp: &str, output: &str) -> Result<Value> {
         if is_derived(output) {
             return self.derived_style(exp, output);
+        }
+        if explain::is_derived(output) {
+            return self.explained_style(exp, output);
         }
         self.experiment_entry(exp)?;
         self.check_output(
@@ -267,6 +286,9 @@ impl Service {
     pub fn timegraph_tree(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
         if is_derived(output) {
             return self.derived_timegraph_tree(exp, output, body);
+        }
+        if explain::is_derived(output) {
+            return self.explained_tree(exp, output, body);
         }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
@@ -323,6 +345,9 @@ impl Service {
         if is_derived(output) {
             return self.derived_timegraph_states(exp, output, body);
         }
+        if explain::is_derived(output) {
+            return self.explained_states(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         let p = params::parameters(body)?;
@@ -360,6 +385,9 @@ impl Service {
         if is_derived(output) {
             return self.derived_timegraph_arrows(exp, output, body);
         }
+        if explain::is_derived(output) {
+            return self.explained_arrows(exp, output, body);
+        }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
         params::parameters(body)?.time_range()?;
@@ -369,6 +397,9 @@ impl Service {
     pub fn timegraph_tooltip(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
         if is_derived(output) {
             return self.derived_timegraph_tooltip(exp, output, body);
+        }
+        if explain::is_derived(output) {
+            return self.explained_tooltip(exp, output, body);
         }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;

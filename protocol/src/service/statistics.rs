@@ -88,6 +88,9 @@ impl Service {
         if is_derived(output) {
             return self.execution_statistics(exp, output, body);
         }
+        if super::explain::is_derived(output) {
+            return self.explained_data_tree(exp, output, body);
+        }
         let e = self.experiment_entry(exp)?;
         if output != EVENT_TYPES {
             return Err(if self.output(exp, output).is_ok() {

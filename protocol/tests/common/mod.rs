@@ -5,6 +5,7 @@
 
 pub mod rpc;
 pub mod server;
+pub mod tsp_spec;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
