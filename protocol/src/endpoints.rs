@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::service::{Result, Service, ServiceError, Work};
+use crate::service::{Reply, Result, Service, ServiceError, Work};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
@@ -27,7 +27,7 @@ pub struct Endpoint {
     pub verb: Verb,
     /// HTTP route under `/tsp/api`, identifiers in braces.
     pub route: &'static str,
-    handler: fn(&Service, &Call<'_>) -> Result<Value>,
+    handler: fn(&Service, &Call<'_>) -> Result<Reply>,
 }
 
 /// A request's identifiers and body, checked against its endpoint.
@@ -63,7 +63,7 @@ impl Endpoint {
         service: &Service,
         mut ids: impl FnMut(&str) -> Option<String>,
         body: &Value,
-    ) -> Result<Value> {
+    ) -> Result<Reply> {
         let ids = self
             .ids()
             .map(|name| {
@@ -85,7 +85,7 @@ impl Endpoint {
 
     /// Answers a JSON-RPC request: `params` is the body with the identifiers
     /// as extra keys (absent params are an empty body).
-    pub fn call_rpc(&self, service: &Service, params: Option<Value>, work: &Work) -> Result<Value> {
+    pub fn call_rpc(&self, service: &Service, params: Option<Value>, work: &Work) -> Result<Reply> {
         let mut body = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -130,7 +130,14 @@ macro_rules! endpoint {
             method: $method,
             verb: Verb::$verb,
             route: $route,
-            handler: $handler,
+            // Service calls answer a tree or a `Reply`; the table keeps one type.
+            handler: {
+                fn handler(s: &Service, c: &Call<'_>) -> Result<Reply> {
+                    let f: fn(&Service, &Call<'_>) -> Result<_> = $handler;
+                    f(s, c).map(Reply::from)
+                }
+                handler
+            },
         }
     };
 }

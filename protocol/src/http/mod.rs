@@ -12,7 +12,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, on, post, MethodFilter, MethodRouter};
@@ -21,7 +21,7 @@ use futures::Stream;
 use serde_json::{json, Value};
 
 use crate::endpoints::{Endpoint, Verb, ENDPOINTS};
-use crate::service::{ErrorKind, Result, Service, ServiceError};
+use crate::service::{ErrorKind, Reply, Result, Service, ServiceError};
 use crate::sync::{ClientId, Hub, Kind};
 
 /// Largest request body accepted.
@@ -29,9 +29,16 @@ pub const BODY_LIMIT: usize = 1 << 20;
 
 type S = State<Arc<Service>>;
 
-fn reply(r: Result<Value>) -> Response {
+fn reply(r: Result<Reply>) -> Response {
     match r {
-        Ok(v) => (StatusCode::OK, Json(v)).into_response(),
+        Ok(Reply::Tree(v)) => (StatusCode::OK, Json(v)).into_response(),
+        // Written once, maybe shared with the cache: sent as it is.
+        Ok(Reply::Text { json, .. }) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            json.get().to_owned(),
+        )
+            .into_response(),
         Err(e) => error(&e),
     }
 }
@@ -163,7 +170,7 @@ async fn sync_publish(
         hub.publish(from, kind, &b)?;
         hub.current(&b)
     });
-    reply(r)
+    reply(r.map(Reply::from))
 }
 
 fn sync_router(hub: Arc<Hub>) -> Router {

@@ -69,7 +69,10 @@ pub async fn call(
             progress: &progress,
             cancel: &cancel,
         };
-        endpoint.call_rpc(&service, Some(params), &work)
+        // The transports' frameworks want trees.
+        endpoint
+            .call_rpc(&service, Some(params), &work)?
+            .into_value()
     })
     .await
     .unwrap_or_else(|e| Err(internal(e)))

@@ -16,7 +16,7 @@ use lru::LruCache;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::Result;
+use super::{Reply, Result};
 
 /// Answers kept unless `--cache-entries` says otherwise. A states answer for
 /// 1,000 pixels over ten thousand rows is a few MB: 64 of them stay well
@@ -44,7 +44,7 @@ impl Key {
 
 pub struct Cache {
     /// `None` when caching is off (`--cache-entries 0`).
-    lru: Option<Mutex<LruCache<Key, Value>>>,
+    lru: Option<Mutex<LruCache<Key, Reply>>>,
     capacity: usize,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -63,7 +63,8 @@ impl Cache {
     /// The cached answer to `key`, or `compute`'s (kept when COMPLETED). The
     /// lock is not held while computing: two clients missing at once both
     /// compute, and neither waits for the other.
-    pub fn get_or(&self, key: Key, compute: impl FnOnce() -> Result<Value>) -> Result<Value> {
+    /// Answers are kept as shared text: a hit copies a pointer, not a tree.
+    pub fn get_or(&self, key: Key, compute: impl FnOnce() -> Result<Reply>) -> Result<Reply> {
         let Some(lru) = &self.lru else {
             return compute();
         };
@@ -73,9 +74,11 @@ impl Cache {
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let v = compute()?;
-        if v.get("status").and_then(Value::as_str) == Some("COMPLETED") {
-            lru.lock().expect("not poisoned").put(key, v.clone());
+        if !v.is_completed() {
+            return Ok(v);
         }
+        let v = v.into_text()?;
+        lru.lock().expect("not poisoned").put(key, v.clone());
         Ok(v)
     }
 
@@ -114,8 +117,12 @@ impl Cache {
 mod tests {
     use super::*;
 
-    fn done(n: i64) -> Result<Value> {
-        Ok(json!({"model": n, "status": "COMPLETED"}))
+    fn done(n: i64) -> Result<Reply> {
+        Ok(json!({"model": n, "status": "COMPLETED"}).into())
+    }
+
+    fn model(r: Result<Reply>) -> Value {
+        r.unwrap().into_value().unwrap()["model"].clone()
     }
 
     #[test]
@@ -123,24 +130,24 @@ mod tests {
         let c = Cache::new(2);
         let exp = Uuid::nil();
         let key = |o: &str, n: i64| Key::new(exp, o, "xy", &json!({"parameters": {"n": n}}));
-        assert_eq!(c.get_or(key("a", 1), || done(1)).unwrap()["model"], 1);
+        assert_eq!(model(c.get_or(key("a", 1), || done(1))), 1);
         // A hit does not compute.
-        assert_eq!(c.get_or(key("a", 1), || done(99)).unwrap()["model"], 1);
+        assert_eq!(model(c.get_or(key("a", 1), || done(99))), 1);
         c.get_or(key("a", 2), || done(2)).unwrap();
         c.get_or(key("b", 3), || done(3)).unwrap();
         assert_eq!(c.stats()["entries"], 2, "bounded");
         // (a, 1) was the least recently used: evicted.
-        assert_eq!(c.get_or(key("a", 1), || done(5)).unwrap()["model"], 5);
+        assert_eq!(model(c.get_or(key("a", 1), || done(5))), 5);
         assert_eq!(c.stats()["hits"], 1);
         c.forget(exp, |o| o == "a");
         assert_eq!(c.stats()["entries"], 1);
         // RUNNING answers are not kept.
-        let running = || Ok(json!({"model": 0, "status": "RUNNING"}));
+        let running = || Ok(json!({"model": 0, "status": "RUNNING"}).into());
         c.get_or(key("c", 1), running).unwrap();
-        assert_eq!(c.get_or(key("c", 1), || done(7)).unwrap()["model"], 7);
+        assert_eq!(model(c.get_or(key("c", 1), || done(7))), 7);
         // Off: always computes.
         let off = Cache::new(0);
         off.get_or(key("a", 1), || done(1)).unwrap();
-        assert_eq!(off.get_or(key("a", 1), || done(2)).unwrap()["model"], 2);
+        assert_eq!(model(off.get_or(key("a", 1), || done(2))), 2);
     }
 }

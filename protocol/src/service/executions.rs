@@ -23,9 +23,9 @@ use uuid::Uuid;
 
 use super::config::{self, Configured, EXECUTION_MODEL};
 use super::index::{Interval, ThreadRow, TraceIndex};
-use super::outputs::{sample_states, state_styles, thread_state_style_map};
+use super::outputs::{sample_states, state_styles, thread_state_style_map, DrawnRow, DrawnRows};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
-use super::{data, uuid_of, ExperimentEntry, Readiness, Service, Work};
+use super::{data, uuid_of, ExperimentEntry, Readiness, Reply, Service, Work};
 
 /// The output that creates the derived ones (type NONE, canCreate).
 pub const PARENT: &str = "sextant.executions";
@@ -621,7 +621,7 @@ impl Service {
         ))
     }
 
-    pub fn derived_timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+    pub fn derived_timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Reply> {
         let d = self.derived_of_kind(exp, output, Kind::Comparison)?;
         let p = params::parameters(body)?;
         let TimeRange {
@@ -632,7 +632,7 @@ impl Service {
         let items = p.opt_i64_array("requested_items")?;
         let indexes = match self.indexes(exp)? {
             Ok(ix) => ix,
-            Err(m) => return Ok(data(json!({"rows": []}), "RUNNING", m)),
+            Err(m) => return Ok(data(json!({"rows": []}), "RUNNING", m).into()),
         };
         let resolution = match nb_times {
             Some(n) => ((end - start) / n).max(1),
@@ -642,14 +642,17 @@ impl Service {
             Some(ids) => ids.iter().filter_map(|&i| d.execution(i)).collect(),
             None => d.executions.executions.iter().collect(),
         };
-        let rows: Vec<Value> = wanted
+        let rows: Vec<DrawnRow> = wanted
             .into_iter()
             .map(|x| {
                 let row = relative_row(&indexes, d.trace_of[x.index], x);
-                json!({"entryId": x.index as i64, "states": sample_states(&row, start, end, resolution)})
+                DrawnRow {
+                    entry_id: x.index as i64,
+                    states: sample_states(&row, start, end, resolution),
+                }
             })
             .collect();
-        Ok(data(json!({"rows": rows}), "COMPLETED", "Completed"))
+        Reply::data(&DrawnRows { rows }, "COMPLETED", "Completed")
     }
 
     pub fn derived_timegraph_arrows(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {

@@ -18,6 +18,7 @@ pub mod explain;
 pub mod index;
 pub mod outputs;
 pub mod params;
+pub mod reply;
 pub mod statistics;
 
 use std::path::{Component, Path, PathBuf};
@@ -29,6 +30,7 @@ use uuid::Uuid;
 
 use index::{Live, TraceIndex};
 pub use params::{ErrorKind, Result, ServiceError};
+pub use reply::Reply;
 
 /// Server settings.
 #[derive(Debug, Clone, Default)]

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use sextant_engine::kernel::model::ThreadState;
 
@@ -13,7 +14,7 @@ use super::explain;
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
 use super::statistics::{self, EVENT_TYPES};
-use super::{data, ExperimentEntry, Readiness, Service};
+use super::{data, ExperimentEntry, Readiness, Reply, Service};
 
 /// Trace Compass's id, so that clients special-casing it work.
 pub const THREAD_STATUS: &str =
@@ -112,27 +113,62 @@ fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<&ThreadRow> {
     None
 }
 
+/// One state of a time-graph row as drawn. Fields in sorted order: the
+/// answer is written as text straight from these (`Reply::data`).
+#[derive(Debug, Serialize)]
+pub struct DrawnState {
+    end: i64,
+    start: i64,
+    style: StateStyle,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+struct StateStyle {
+    #[serde(rename = "parentKey")]
+    parent_key: &'static str,
+    values: Empty,
+}
+
+#[derive(Debug, Serialize)]
+struct Empty {}
+
+/// A row of a states answer.
+#[derive(Debug, Serialize)]
+pub struct DrawnRow {
+    #[serde(rename = "entryId")]
+    pub entry_id: i64,
+    pub states: Vec<DrawnState>,
+}
+
+/// The model of a states answer.
+#[derive(Debug, Serialize)]
+pub struct DrawnRows {
+    pub rows: Vec<DrawnRow>,
+}
+
 /// The states of `row` overlapping `[start, end]`, at most about one per
 /// `resolution` ns: a state shorter than that is merged with its short
 /// neighbours into one drawn in the colour of the state that took most of it.
-pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> Vec<Value> {
+pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> Vec<DrawnState> {
     let ivs = &row.intervals;
     let first = ivs.partition_point(|iv| iv.end < start);
     let mut out = Vec::new();
     let mut group: Option<(i64, i64, [i64; 4])> = None;
-    let emit = |out: &mut Vec<Value>, s: i64, e: i64, state: ThreadState, merged: bool| {
-        let mut v = json!({
-            "start": s,
-            "end": e,
-            "style": {"parentKey": style_key(state), "values": {}},
-        });
-        if merged {
+    let emit = |out: &mut Vec<DrawnState>, s: i64, e: i64, state: ThreadState, merged: bool| {
+        out.push(DrawnState {
+            end: e,
+            start: s,
+            style: StateStyle {
+                parent_key: style_key(state),
+                values: Empty {},
+            },
             // Several states too short to draw apart.
-            v["tags"] = json!(1);
-        }
-        out.push(v);
+            tags: merged.then_some(1),
+        });
     };
-    let flush = |out: &mut Vec<Value>, g: &mut Option<(i64, i64, [i64; 4])>| {
+    let flush = |out: &mut Vec<DrawnState>, g: &mut Option<(i64, i64, [i64; 4])>| {
         if let Some((s, e, time)) = g.take() {
             let dominant = (0..4).max_by_key(|&i| time[i]).unwrap_or(0);
             emit(out, s, e, STATE_STYLES[dominant].0, true);
@@ -335,18 +371,18 @@ impl Service {
     }
 
     /// States of a viewport, from the cache when asked before.
-    pub fn timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+    pub fn timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Reply> {
         let key = Key::new(self.experiment_entry(exp)?.uuid, output, "states", body);
         self.cache
             .get_or(key, || self.sample_timegraph_states(exp, output, body))
     }
 
-    fn sample_timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+    fn sample_timegraph_states(&self, exp: &str, output: &str, body: &Value) -> Result<Reply> {
         if is_derived(output) {
             return self.derived_timegraph_states(exp, output, body);
         }
         if explain::is_derived(output) {
-            return self.explained_states(exp, output, body);
+            return self.explained_states(exp, output, body).map(Reply::from);
         }
         self.experiment_entry(exp)?;
         self.check_output(output, &[THREAD_STATUS])?;
@@ -355,7 +391,7 @@ impl Service {
         let items = p.opt_i64_array("requested_items")?;
         let (_, indexes, message) = self.ready(exp)?;
         let Some(indexes) = indexes else {
-            return Ok(data(json!({"rows": []}), "RUNNING", message));
+            return Ok(data(json!({"rows": []}), "RUNNING", message).into());
         };
         let TimeRange {
             start,
@@ -373,12 +409,15 @@ impl Service {
                 .collect(),
             None => rows(&indexes).collect(),
         };
-        let out: Vec<Value> = wanted
+        let rows: Vec<DrawnRow> = wanted
             .into_iter()
             .filter(|(_, r)| r.end >= start && r.start <= end)
-            .map(|(id, r)| json!({"entryId": id, "states": sample_states(r, start, end, resolution)}))
+            .map(|(id, r)| DrawnRow {
+                entry_id: id,
+                states: sample_states(r, start, end, resolution),
+            })
             .collect();
-        Ok(data(json!({"rows": out}), "COMPLETED", message))
+        Reply::data(&DrawnRows { rows }, "COMPLETED", &message)
     }
 
     pub fn timegraph_arrows(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
@@ -467,9 +506,10 @@ impl Service {
     }
 
     /// XY series of a viewport, from the cache when asked before.
-    pub fn xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+    pub fn xy(&self, exp: &str, output: &str, body: &Value) -> Result<Reply> {
         let key = Key::new(self.experiment_entry(exp)?.uuid, output, "xy", body);
-        self.cache.get_or(key, || self.sample_xy(exp, output, body))
+        self.cache
+            .get_or(key, || self.sample_xy(exp, output, body).map(Reply::from))
     }
 
     fn sample_xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
@@ -567,9 +607,12 @@ mod tests {
         let coarse = sample_states(&r, 0, 5000, 50);
         assert!(coarse.len() <= 5000 / 50 + 2, "{}", coarse.len());
         let last = coarse.last().unwrap();
-        assert_eq!(last["start"], 1000);
-        assert_eq!(last["style"]["parentKey"], "preempted");
-        assert_eq!(coarse[0]["style"]["parentKey"], "running");
+        assert_eq!(last.start, 1000);
+        assert_eq!(last.style.parent_key, "preempted");
+        assert_eq!(coarse[0].style.parent_key, "running");
+        // Merged states are tagged.
+        assert_eq!(coarse[0].tags, Some(1));
+        assert_eq!(last.tags, None);
         // Only the states overlapping the range.
         let some = sample_states(&r, 2000, 3000, 1);
         assert_eq!(some.len(), 1);

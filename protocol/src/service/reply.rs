@@ -1,0 +1,155 @@
+//! An answer of the service: a JSON tree, or JSON text written once.
+//!
+//! Viewport answers (time-graph states of tens of thousands of rows) are
+//! megabytes: building them as a `Value` tree and serializing it costs
+//! hundreds of allocations per row, and a cached tree would be deep-copied
+//! for every client. Those are written straight from typed rows into text,
+//! kept in the cache as shared text, and sent as they are.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{short_floats, Result, ServiceError};
+
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Tree(Value),
+    Text {
+        json: Arc<RawValue>,
+        /// Its status is COMPLETED (the cache keeps only those).
+        completed: bool,
+    },
+}
+
+impl From<Value> for Reply {
+    fn from(v: Value) -> Reply {
+        Reply::Tree(v)
+    }
+}
+
+/// The TSP data envelope, its keys in the order a `Value` tree writes them
+/// (sorted), so that both forms of one answer are the same bytes.
+#[derive(Serialize)]
+struct Envelope<'a, T> {
+    model: &'a T,
+    status: &'a str,
+    #[serde(rename = "statusMessage")]
+    status_message: &'a str,
+}
+
+impl Reply {
+    /// `{model, status, statusMessage}` written as text. `model` must hold
+    /// no fractional numbers (`short_floats` is for trees) and write its
+    /// object keys sorted, as a tree would.
+    pub fn data<T: Serialize>(model: &T, status: &str, message: &str) -> Result<Reply> {
+        let text = serde_json::to_string(&Envelope {
+            model,
+            status,
+            status_message: message,
+        })
+        .map_err(internal)?;
+        Ok(Reply::Text {
+            json: Arc::from(RawValue::from_string(text).map_err(internal)?),
+            completed: status == "COMPLETED",
+        })
+    }
+
+    pub fn is_completed(&self) -> bool {
+        match self {
+            Reply::Tree(v) => v.get("status").and_then(Value::as_str) == Some("COMPLETED"),
+            Reply::Text { completed, .. } => *completed,
+        }
+    }
+
+    /// The same answer as shared text: what the cache keeps, so that a hit
+    /// copies a pointer.
+    pub fn into_text(self) -> Result<Reply> {
+        match self {
+            Reply::Tree(mut v) => {
+                let completed = v.get("status").and_then(Value::as_str) == Some("COMPLETED");
+                short_floats(&mut v);
+                let text = serde_json::to_string(&v).map_err(internal)?;
+                Ok(Reply::Text {
+                    json: Arc::from(RawValue::from_string(text).map_err(internal)?),
+                    completed,
+                })
+            }
+            text => Ok(text),
+        }
+    }
+
+    /// As a tree, for transports whose framework wants one (JSON-RPC).
+    pub fn into_value(self) -> Result<Value> {
+        match self {
+            Reply::Tree(v) => Ok(v),
+            Reply::Text { json, .. } => serde_json::from_str(json.get()).map_err(internal),
+        }
+    }
+}
+
+impl Serialize for Reply {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Reply::Tree(v) => v.serialize(s),
+            Reply::Text { json, .. } => json.serialize(s),
+        }
+    }
+}
+
+fn internal(e: serde_json::Error) -> ServiceError {
+    ServiceError::new(
+        super::ErrorKind::Internal,
+        "Internal error",
+        format!("writing an answer: {e}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize)]
+    struct Row {
+        #[serde(rename = "entryId")]
+        entry_id: i64,
+        states: Vec<i64>,
+    }
+
+    #[test]
+    fn text_and_tree_are_the_same_bytes() {
+        let rows = vec![Row {
+            entry_id: 3,
+            states: vec![1, 2],
+        }];
+        let text = Reply::data(
+            &json!({"rows": [{"entryId": 3, "states": [1, 2]}]}),
+            "COMPLETED",
+            "Completed",
+        )
+        .unwrap();
+        let typed = Reply::data(
+            &std::collections::BTreeMap::from([("rows", &rows)]),
+            "COMPLETED",
+            "Completed",
+        )
+        .unwrap();
+        let tree = Reply::Tree(super::super::data(
+            json!({"rows": [{"entryId": 3, "states": [1, 2]}]}),
+            "COMPLETED",
+            "Completed",
+        ));
+        let as_text = |r: &Reply| serde_json::to_string(r).unwrap();
+        assert_eq!(as_text(&text), as_text(&tree));
+        assert_eq!(as_text(&typed), as_text(&tree));
+        assert_eq!(as_text(&tree.clone().into_text().unwrap()), as_text(&tree));
+        assert!(typed.is_completed());
+        assert_eq!(typed.into_value().unwrap(), tree.into_value().unwrap());
+        let running = Reply::data(&json!({}), "RUNNING", "Indexing").unwrap();
+        assert!(!running.is_completed());
+        assert!(!running.into_text().unwrap().is_completed());
+    }
+}
