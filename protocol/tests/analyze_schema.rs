@@ -4,31 +4,11 @@
 
 mod common;
 
-use common::{repo_root, sextant, shared_dir};
+use common::{repo_root, shared_dir, valid_json_output};
 use serde_json::Value;
 
-fn validator() -> jsonschema::Validator {
-    let text =
-        std::fs::read_to_string(repo_root().join("schemas/analyze-result.schema.json")).unwrap();
-    let schema: Value = serde_json::from_str(&text).unwrap();
-    jsonschema::draft202012::new(&schema).expect("a valid schema")
-}
-
 fn check(args: &[&str]) -> Value {
-    let out = sextant(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
-    let v = validator();
-    let errors: Vec<String> = v
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{args:?}: {errors:#?}");
-    doc
+    valid_json_output("analyze-result.schema.json", args)
 }
 
 #[test]

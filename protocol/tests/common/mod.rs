@@ -27,6 +27,27 @@ pub fn shared_dir() -> Option<PathBuf> {
     p.join("traces").is_dir().then(|| p.canonicalize().unwrap())
 }
 
+/// Runs `sextant args`, which must succeed and print one JSON document valid
+/// against `schemas/<schema>`; returns the document.
+pub fn valid_json_output(schema: &str, args: &[&str]) -> serde_json::Value {
+    let text = std::fs::read_to_string(repo_root().join("schemas").join(schema)).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("a valid schema");
+    let out = sextant(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{args:?}: {errors:#?}");
+    doc
+}
+
 pub fn skip_shared() {
     eprintln!("skipped: ../shared (third-party traces) is not beside this checkout");
 }
