@@ -213,6 +213,23 @@ impl Service {
     }
 }
 
+/// The outputs one configuration type derives, each named by an id prefix
+/// (`<prefix>:<configuration id>`).
+pub trait DerivedKind: Copy + 'static {
+    const ALL: &'static [Self];
+    fn prefix(self) -> &'static str;
+}
+
+/// `prefix:config` → (kind, configuration id).
+pub fn parse_derived_id<K: DerivedKind>(output: &str) -> Option<(K, &str)> {
+    let (prefix, config) = output.split_once(':')?;
+    K::ALL
+        .iter()
+        .copied()
+        .find(|k| k.prefix() == prefix)
+        .map(|k| (k, config))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ use sextant_engine::kernel::pass;
 use sextant_engine::reader::{AnyReader, WithSource};
 use uuid::Uuid;
 
-use super::config::{self, Configured, EXECUTION_MODEL};
+use super::config::{self, Configured, DerivedKind, EXECUTION_MODEL};
 use super::index::{Interval, ThreadRow, TraceIndex};
 use super::outputs::{sample_states, state_styles, thread_state_style_map, DrawnRow, DrawnRows};
 use super::params::{self, ErrorKind, Result, ServiceError, TimeRange};
@@ -47,8 +47,8 @@ pub enum Kind {
     Density,
 }
 
-impl Kind {
-    const ALL: [Kind; 5] = [
+impl DerivedKind for Kind {
+    const ALL: &'static [Kind] = &[
         Kind::Comparison,
         Kind::Perspective,
         Kind::Table,
@@ -69,11 +69,7 @@ impl Kind {
 
 /// `prefix:config` → (kind, config id), for the derived outputs' ids.
 pub fn parse_id(output: &str) -> Option<(Kind, &str)> {
-    let (prefix, config) = output.split_once(':')?;
-    Kind::ALL
-        .into_iter()
-        .find(|k| k.prefix() == prefix)
-        .map(|k| (k, config))
+    config::parse_derived_id(output)
 }
 
 /// Whether `output` is (shaped like) a derived output's id.
@@ -149,7 +145,7 @@ impl Derived {
     }
 
     pub fn descriptors(&self) -> Vec<Value> {
-        Kind::ALL.into_iter().map(|k| self.descriptor(k)).collect()
+        Kind::ALL.iter().map(|&k| self.descriptor(k)).collect()
     }
 
     pub(super) fn execution(&self, index: i64) -> Option<&Execution> {

@@ -27,7 +27,7 @@ use sextant_engine::event::EventSource;
 use sextant_engine::reader::{AnyReader, WithSource};
 use uuid::Uuid;
 
-use super::config::{self, Configured};
+use super::config::{self, Configured, DerivedKind};
 use super::params::{ErrorKind, Result, ServiceError};
 use super::{uuid_of, ExperimentEntry, Readiness, Service, Work};
 use build::{Relation, TimeGraph};
@@ -137,8 +137,8 @@ pub enum Kind {
     Facilities,
 }
 
-impl Kind {
-    const ALL: [Kind; 4] = [
+impl DerivedKind for Kind {
+    const ALL: &'static [Kind] = &[
         Kind::CriticalPath,
         Kind::Complement,
         Kind::Relations,
@@ -157,11 +157,7 @@ impl Kind {
 
 /// `prefix:config` → (kind, config id).
 pub fn parse_id(output: &str) -> Option<(Kind, &str)> {
-    let (prefix, config) = output.split_once(':')?;
-    Kind::ALL
-        .into_iter()
-        .find(|k| k.prefix() == prefix)
-        .map(|k| (k, config))
+    config::parse_derived_id(output)
 }
 
 /// Whether `output` is (shaped like) an explanation's output id.
@@ -242,7 +238,7 @@ impl Explained {
     }
 
     pub fn descriptors(&self) -> Vec<Value> {
-        Kind::ALL.into_iter().map(|k| self.descriptor(k)).collect()
+        Kind::ALL.iter().map(|&k| self.descriptor(k)).collect()
     }
 
     fn graph(&self, kind: Kind) -> Option<&TimeGraph> {
