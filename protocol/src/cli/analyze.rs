@@ -23,6 +23,22 @@ use super::AnalyzeFormat;
 pub struct Request {
     /// Trace: CTF directory, or ftrace text file.
     pub trace: PathBuf,
+    #[command(flatten)]
+    pub what: TargetArgs,
+    /// Order: duration, running, preempted, blocked, waiting, start.
+    #[arg(long, default_value = "duration")]
+    pub sort: SortKey,
+    /// Only the first N (table: 20 by default).
+    #[arg(long)]
+    pub top: Option<usize>,
+    #[arg(long, value_enum)]
+    pub format: Option<AnalyzeFormat>,
+}
+
+/// What to find: a model or a preset with its threads. `explain` takes the
+/// same (its `what` group requires `--model` or `--preset`).
+#[derive(clap::Args)]
+pub struct TargetArgs {
     /// Execution model: a JSON file, or the JSON itself.
     #[arg(long)]
     pub model: Option<String>,
@@ -35,23 +51,10 @@ pub struct Request {
     /// With --preset: only threads whose name matches this regex.
     #[arg(long)]
     pub process: Option<String>,
-    /// Order: duration, running, preempted, blocked, waiting, start.
-    #[arg(long, default_value = "duration")]
-    pub sort: SortKey,
-    /// Only the first N (table: 20 by default).
-    #[arg(long)]
-    pub top: Option<usize>,
-    #[arg(long, value_enum)]
-    pub format: Option<AnalyzeFormat>,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
-    let target = target(
-        req.model.as_deref(),
-        req.preset.as_deref(),
-        &req.tids,
-        req.process.as_deref(),
-    )?;
+    let target = req.what.target()?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         AnalyzeFormat::Table
     } else {
@@ -84,40 +87,42 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     out.flush().context("writing to standard output")
 }
 
-/// The model (file or inline JSON) or preset asked for (`--model`,
-/// `--preset`, `--tid`, `--process`); `explain` takes the same.
-pub(super) fn target(
-    model: Option<&str>,
-    preset: Option<&str>,
-    tids: &[i64],
-    process: Option<&str>,
-) -> anyhow::Result<Target> {
-    let filter = || super::thread_filter(tids, process);
-    match (model, preset) {
-        (Some(m), None) => {
-            if !tids.is_empty() || process.is_some() {
-                bail!(
+impl TargetArgs {
+    /// The model (file or inline JSON) or preset asked for.
+    pub(super) fn target(&self) -> anyhow::Result<Target> {
+        let (model, preset, tids, process) = (
+            self.model.as_deref(),
+            self.preset.as_deref(),
+            &self.tids,
+            self.process.as_deref(),
+        );
+        let filter = || super::thread_filter(tids, process);
+        match (model, preset) {
+            (Some(m), None) => {
+                if !tids.is_empty() || process.is_some() {
+                    bail!(
                     "--tid and --process go with --preset; a model says its threads in `threads`"
                 );
+                }
+                let text = if m.trim_start().starts_with('{') {
+                    m.to_string()
+                } else {
+                    std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
+                };
+                let model = parse_model(&text)
+                    .map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
+                Ok(Target::Model(Box::new(model)))
             }
-            let text = if m.trim_start().starts_with('{') {
-                m.to_string()
-            } else {
-                std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
-            };
-            let model =
-                parse_model(&text).map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
-            Ok(Target::Model(Box::new(model)))
+            (None, Some(p)) => {
+                let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+                let f = filter()?;
+                Ok(match preset.model(f.clone()) {
+                    Some(model) => Target::Model(Box::new(model)),
+                    None => Target::States(preset, f),
+                })
+            }
+            _ => bail!("give exactly one of --model FILE|JSON and --preset NAME"),
         }
-        (None, Some(p)) => {
-            let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-            let f = filter()?;
-            Ok(match preset.model(f.clone()) {
-                Some(model) => Target::Model(Box::new(model)),
-                None => Target::States(preset, f),
-            })
-        }
-        _ => bail!("give exactly one of --model FILE|JSON and --preset NAME"),
     }
 }
 

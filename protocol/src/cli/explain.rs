@@ -33,18 +33,8 @@ pub enum ExplainFormat {
 pub struct Request {
     /// Trace: CTF directory, or ftrace text file.
     pub trace: PathBuf,
-    /// Execution model: a JSON file, or the JSON itself (as for analyze).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Ready-made model (as for analyze).
-    #[arg(long)]
-    pub preset: Option<String>,
-    /// With --preset: only these threads.
-    #[arg(long = "tid")]
-    pub tids: Vec<i64>,
-    /// With --preset: only threads whose name matches this regex.
-    #[arg(long)]
-    pub process: Option<String>,
+    #[command(flatten)]
+    pub what: analyze::TargetArgs,
     /// The execution to explain: its index (as `analyze` lists them).
     #[arg(long)]
     pub execution: Option<usize>,
@@ -66,12 +56,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     if !(req.replay_ms.is_finite() && req.replay_ms >= 0.0) {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
-    let target = analyze::target(
-        req.model.as_deref(),
-        req.preset.as_deref(),
-        &req.tids,
-        req.process.as_deref(),
-    )?;
+    let target = req.what.target()?;
     let (executions, _, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
