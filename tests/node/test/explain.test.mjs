@@ -5,64 +5,19 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { BIN, FIXTURE, MODEL, model, poll, sleep, startServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
-const { HttpTspClient, QueryHelper, ResponseStatus } = require('tsp-typescript-client');
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const BIN = process.env.SEXTANT_BIN ?? join(ROOT, 'target/release/sextant');
-const FIXTURE = join(ROOT, 'fixtures/scenario-a/ctf');
-const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
+const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
 
 /** `sextant explain --longest --format json`: the reference. */
 function reference() {
     const out = execFileSync(BIN, ['explain', FIXTURE, '--model', MODEL, '--longest', '--format', 'json'],
         { encoding: 'utf8', maxBuffer: 1 << 28 });
     return JSON.parse(out);
-}
-
-function startServer() {
-    const child = spawn(BIN, ['serve', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-    return new Promise((ok, fail) => {
-        const timer = setTimeout(() => fail(new Error('sextant serve printed no address in 20 s')), 20000);
-        child.on('error', e => { clearTimeout(timer); fail(e); });
-        const lines = createInterface({ input: child.stderr });
-        lines.on('line', line => {
-            const m = /(http:\/\/\S+\/tsp\/api)/.exec(line);
-            if (m) {
-                clearTimeout(timer);
-                ok([child, m[1]]);
-            }
-        });
-    });
-}
-
-function model(resp, what) {
-    assert.ok(resp.isOk(), `${what}: ${resp.getStatusCode()} ${resp.getText()}`);
-    const m = resp.getModel();
-    assert.notEqual(m, undefined, `${what}: the client could not normalize ${resp.getText().slice(0, 500)}`);
-    return m;
-}
-
-async function poll(call, what) {
-    const deadline = Date.now() + 60000;
-    for (;;) {
-        const r = model(await call(), what);
-        if (r.status !== ResponseStatus.RUNNING) {
-            assert.equal(r.status, ResponseStatus.COMPLETED, `${what}: ${r.statusMessage}`);
-            return r.model;
-        }
-        assert.ok(Date.now() < deadline, `${what}: still RUNNING after 60 s`);
-        await sleep(100);
-    }
 }
 
 describe('explain outputs on scenario-a', () => {

@@ -8,19 +8,13 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { BIN, FIXTURE, MODEL, ROOT, model, poll, sleep, startServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
-const { HttpTspClient, QueryHelper, ResponseStatus } = require('tsp-typescript-client');
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const BIN = process.env.SEXTANT_BIN ?? join(ROOT, 'target/release/sextant');
-const FIXTURE = join(ROOT, 'fixtures/scenario-a/ctf');
+const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
 
 const THREAD_STATUS =
     'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
@@ -28,9 +22,7 @@ const HISTOGRAM = 'org.eclipse.tracecompass.internal.tmf.core.histogram.Histogra
 
 const EVENTS =
     'org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider';
-const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
 
-const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 /** `sextant dump --format jsonl`: one object per event (numbers as text). */
 function dumpEvents() {
@@ -64,51 +56,6 @@ function dumpSummary() {
 }
 
 /** Starts the server; resolves with [child, base URL]. */
-function startServer() {
-    const child = spawn(BIN, ['serve', '--port', '0'], {
-        cwd: ROOT,
-        stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    return new Promise((ok, fail) => {
-        const timer = setTimeout(() => fail(new Error('sextant serve printed no address in 20 s')), 20000);
-        child.on('error', e => { clearTimeout(timer); fail(e); });
-        child.on('exit', code => { clearTimeout(timer); fail(new Error(`sextant serve exited (${code})`)); });
-        const lines = createInterface({ input: child.stderr });
-        lines.on('line', line => {
-            const m = /(http:\/\/\S+\/tsp\/api)/.exec(line);
-            if (m) {
-                clearTimeout(timer);
-                ok([child, m[1]]);
-            } else {
-                process.stderr.write(`sextant serve: ${line}\n`);
-            }
-        });
-    });
-}
-
-/** The model of a successful response (fails the test otherwise). */
-const model_ = (resp, what) => model(resp, what);
-function model(resp, what) {
-    assert.ok(resp.isOk(), `${what}: ${resp.getStatusCode()} ${resp.getText()}`);
-    const m = resp.getModel();
-    assert.notEqual(m, undefined, `${what}: the client could not normalize ${resp.getText().slice(0, 500)}`);
-    return m;
-}
-
-/** A data response, polled as the viewer does while RUNNING. */
-async function poll(call, what) {
-    const deadline = Date.now() + 60000;
-    for (;;) {
-        const r = model(await call(), what);
-        if (r.status !== ResponseStatus.RUNNING) {
-            assert.equal(r.status, ResponseStatus.COMPLETED, `${what}: ${r.statusMessage}`);
-            return r.model;
-        }
-        assert.ok(Date.now() < deadline, `${what}: still RUNNING after 60 s`);
-        await sleep(100);
-    }
-}
-
 describe('VS Code Trace Viewer sequence on scenario-a', () => {
     let server;
     let client;
@@ -350,9 +297,9 @@ describe('VS Code Trace Viewer sequence on scenario-a', () => {
     });
 
     it('execution model: statistics data tree and duration density', async () => {
-        const model = JSON.parse(readFileSync(MODEL, 'utf8'));
-        const created = model_(await client.createDerivedOutput(exp.UUID, 'sextant.executions',
-            QueryHelper.outputConfigurationQuery('rt_high', 'jobs', 'sextant.execution-model', model)), 'create');
+        const jobs = JSON.parse(readFileSync(MODEL, 'utf8'));
+        const created = model(await client.createDerivedOutput(exp.UUID, 'sextant.executions',
+            QueryHelper.outputConfigurationQuery('rt_high', 'jobs', 'sextant.execution-model', jobs)), 'create');
         const config = created.id.split(':')[1];
         const stats = analyzeStats();
         const tree = await poll(() => client.fetchDataTree(exp.UUID, `sextant.executions.statistics:${config}`,
