@@ -75,7 +75,11 @@ fn fields(t: &mut String, decl: &[(String, FieldType)]) {
     for (name, ty) in decl {
         let _ = match ty {
             FieldType::Int { bits, signed, hex } => {
-                writeln!(t, "\t\t{} _{name};", int_decl(u32::from(*bits), *signed, *hex))
+                writeln!(
+                    t,
+                    "\t\t{} _{name};",
+                    int_decl(u32::from(*bits), *signed, *hex)
+                )
             }
             FieldType::String => writeln!(t, "\t\tstring {{ encoding = UTF8; }} _{name};"),
             FieldType::Bytes => writeln!(

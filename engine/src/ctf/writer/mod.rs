@@ -207,7 +207,9 @@ impl CtfWriter {
             )));
         }
         if name == "metadata" || name.starts_with('.') || name.contains('/') {
-            return Err(WriteError::Mismatch(format!("bad stream file name {name:?}")));
+            return Err(WriteError::Mismatch(format!(
+                "bad stream file name {name:?}"
+            )));
         }
         let path = self.dir.join(name);
         let file = File::create(&path).map_err(|e| WriteError::io(&path, e))?;
@@ -345,10 +347,7 @@ impl CtfWriter {
 
 fn check_names(what: &str, fields: &[(String, FieldType)]) -> Result<(), WriteError> {
     for (i, (name, _)) in fields.iter().enumerate() {
-        let ok = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let ok = !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !ok || fields[..i].iter().any(|(n, _)| n == name) {
             return Err(WriteError::Mismatch(format!(
                 "{what}: field name {name:?} is not a unique identifier"

@@ -92,11 +92,7 @@ fn push_values(
     values: &[FieldValue<'_>],
 ) -> Result<(), String> {
     if decl.len() != values.len() {
-        return Err(format!(
-            "{} values for {} fields",
-            values.len(),
-            decl.len()
-        ));
+        return Err(format!("{} values for {} fields", values.len(), decl.len()));
     }
     for ((name, ty), v) in decl.iter().zip(values) {
         match (*ty, *v) {

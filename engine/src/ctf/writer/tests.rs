@@ -48,7 +48,12 @@ fn read_back(dir: &Path) -> (Vec<(String, i64, Option<u32>, Value)>, u64) {
         let ev = r.event().unwrap();
         let mut v = ValueBuilder::default();
         ev.visit_payload(&mut v).unwrap();
-        out.push((ev.name().to_string(), ev.ts(), ev.cpu(), v.finish().unwrap()));
+        out.push((
+            ev.name().to_string(),
+            ev.ts(),
+            ev.cpu(),
+            v.finish().unwrap(),
+        ));
     }
     (out, r.warnings().discarded_events)
 }
@@ -93,7 +98,10 @@ fn events_packets_and_losses_read_back() {
     assert_eq!(discarded, 10);
     // Time order across the two streams: the blob sits between the first two switches.
     assert_eq!(events[0].1, 1000);
-    assert_eq!((events[1].0.as_str(), events[1].1, events[1].2), ("blob", 1005, Some(1)));
+    assert_eq!(
+        (events[1].0.as_str(), events[1].1, events[1].2),
+        ("blob", 1005, Some(1))
+    );
     let payload = &events[1].3;
     assert_eq!(
         payload.get("payload"),
@@ -104,7 +112,10 @@ fn events_packets_and_losses_read_back() {
         ]))
     );
     let last = &events.last().unwrap().3;
-    assert_eq!(last.get("prev_comm").and_then(Value::as_str), Some("rt_high"));
+    assert_eq!(
+        last.get("prev_comm").and_then(Value::as_str),
+        Some("rt_high")
+    );
     assert_eq!(
         last.get("prev_tid").and_then(Value::as_i64),
         Some(-(n as i64 - 1))
