@@ -341,7 +341,7 @@ fn enable(
         for name in names {
             let rel = format!("events/{}/{name}", w.system);
             let fpath = instance.path(&format!("{rel}/format"));
-            let text = match std::fs::read_to_string(&fpath) {
+            let text = match session::read_control(&fpath) {
                 Ok(t) => t,
                 Err(e) if e.kind() == ErrorKind::NotFound && !w.required => {
                     report.absent.push(format!("{}:{name}", w.system));

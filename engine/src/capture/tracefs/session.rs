@@ -49,8 +49,31 @@ impl Instance {
 
     pub fn read(&self, rel: &str) -> Result<String, CaptureError> {
         let p = self.path(rel);
-        std::fs::read_to_string(&p).map_err(|e| CaptureError::io(&p, e))
+        read_control(&p).map_err(|e| CaptureError::io(&p, e))
     }
+}
+
+/// Reads a tracefs file whole. Some (`events/header_page`) give their text
+/// in one read and then end, so small first reads would cut it: the buffer
+/// is large from the start.
+pub fn read_control(path: &Path) -> io::Result<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut len = 0;
+    loop {
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        match f.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(len);
+    String::from_utf8(buf).map_err(|e| io::Error::new(ErrorKind::InvalidData, e))
 }
 
 /// tracefs takes a value in one write, without truncation or creation.
