@@ -38,9 +38,9 @@ pub fn parse(b: &[u8]) -> Option<SystMessage> {
     }
     let mut at = 4;
     let guid = if header & OPT_GUID != 0 {
-        let g = b.get(at..at + 16)?;
+        let g: &[u8; 16] = b.get(at..at + 16)?.try_into().ok()?;
         at += 16;
-        guid_text(g)
+        crate::ctf::writer::uuid_text(g)
     } else {
         String::new()
     };
@@ -74,16 +74,4 @@ pub fn parse(b: &[u8]) -> Option<SystMessage> {
         timestamp,
         payload: payload.to_vec(),
     })
-}
-
-fn guid_text(g: &[u8]) -> String {
-    let h: String = g.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
 }

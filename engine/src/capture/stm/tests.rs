@@ -292,23 +292,11 @@ fn natural_and_gray_timestamps() {
         (5, 1 << 40),
         (0x7fff_ffff, 0x8000_0000),
     ] {
-        let g = to_gray(next);
-        let diff = to_gray(prev) ^ g;
-        let nibbles = (((64 - diff.leading_zeros()) + 3) / 4).max(1) as u8;
-        let nibbles = match nibbles {
-            13 => 14,
-            15 => 16,
-            n => n,
-        };
-        let mask = if nibbles == 16 {
-            u64::MAX
-        } else {
-            (1u64 << (4 * nibbles)) - 1
-        };
+        let (nibbles, value) = ts_update(to_gray(prev), to_gray(next));
         let mut e = Enc::default();
         e.asyn().version(4);
         e.data(DataSize::D8, 0, false, Some((16, to_gray(prev))));
-        e.data(DataSize::D8, 0, false, Some((nibbles, g & mask)));
+        e.data(DataSize::D8, 0, false, Some((nibbles, value)));
         let ts: Vec<u64> = received(&decode_all(&e.bytes()).0)
             .iter()
             .filter_map(|s| s.5)
@@ -322,6 +310,22 @@ fn natural_and_gray_timestamps() {
     for x in [0u64, 1, 2, 3, 0xdead_beef, u64::MAX] {
         assert_eq!(from_gray(to_gray(x)), x);
     }
+}
+
+/// The shortest timestamp field taking `old` to `new` (both already in the
+/// stream's code): (nibbles, value).
+fn ts_update(old: u64, new: u64) -> (u8, u64) {
+    let nibbles = match (64 - (old ^ new).leading_zeros()).div_ceil(4).max(1) as u8 {
+        13 => 14,
+        15 => 16,
+        n => n,
+    };
+    let mask = if nibbles == 16 {
+        u64::MAX
+    } else {
+        (1u64 << (4 * nibbles)) - 1
+    };
+    (nibbles, new & mask)
 }
 
 /// A small deterministic generator (xorshift64*): property tests without a
@@ -387,20 +391,8 @@ fn random_stream(rng: &mut Rng, gray: bool) -> (Vec<u8>, Vec<Sent>) {
             } else {
                 (ts, next)
             };
-            let diff = old ^ new;
-            let mut nibbles = ((64 - diff.leading_zeros()).div_ceil(4)) as u8;
-            nibbles = match nibbles {
-                13 => 14,
-                15 => 16,
-                n => n,
-            };
-            let mask = if nibbles == 16 {
-                u64::MAX
-            } else {
-                (1u64 << (4 * nibbles)) - 1
-            };
             ts = next;
-            Some((nibbles, new & mask))
+            Some(ts_update(old, new))
         } else {
             None
         };

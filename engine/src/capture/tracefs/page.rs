@@ -118,10 +118,19 @@ pub fn decode<'p>(
                 ts = abs;
                 pos += 8;
             }
-            0 => {
-                // Length in the next word, counting that word.
-                let n = array0()? as usize;
-                if n < 4 || pos + 4 + n > len {
+            _ => {
+                // Up to 28 words: the length is in the type; 0: in the next
+                // word, which counts itself.
+                let (start, n) = if type_len == 0 {
+                    let n = array0()? as usize;
+                    if n < 4 {
+                        return Err(bad(at, format!("record length {n}")));
+                    }
+                    (pos + 8, n - 4)
+                } else {
+                    (pos + 4, type_len as usize * 4)
+                };
+                if start + n > len {
                     return Err(bad(
                         at,
                         format!("record length {n} beyond the committed data"),
@@ -130,24 +139,9 @@ pub fn decode<'p>(
                 ts = ts.wrapping_add(delta);
                 each(Record {
                     ts,
-                    data: &data[pos + 8..pos + 4 + n],
+                    data: &data[start..start + n],
                 });
-                pos += 4 + n;
-            }
-            words => {
-                let n = words as usize * 4;
-                if pos + 4 + n > len {
-                    return Err(bad(
-                        at,
-                        format!("record length {n} beyond the committed data"),
-                    ));
-                }
-                ts = ts.wrapping_add(delta);
-                each(Record {
-                    ts,
-                    data: &data[pos + 4..pos + 4 + n],
-                });
-                pos += 4 + n;
+                pos = start + n;
             }
         }
     }

@@ -110,7 +110,8 @@ fn escape(s: &str) -> String {
         .collect()
 }
 
-fn uuid_text(u: &[u8; 16]) -> String {
+/// 16 bytes as a UUID's text (`8-4-4-4-12` hexadecimal digits).
+pub fn uuid_text(u: &[u8; 16]) -> String {
     let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "{}-{}-{}-{}-{}",

@@ -11,6 +11,8 @@
 mod metadata;
 mod packet;
 
+pub use metadata::uuid_text;
+
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -295,6 +297,16 @@ impl CtfWriter {
         if s.packet.is_empty() {
             return Ok(());
         }
+        self.write_packet(stream)?;
+        let s = &mut self.streams[stream.0];
+        s.packet = Packet::new(self.uuid, &s.source);
+        Ok(())
+    }
+
+    /// Closes the stream's current packet (with its discarded count so far)
+    /// and appends it to the stream file.
+    fn write_packet(&mut self, stream: StreamId) -> Result<(), WriteError> {
+        let s = &mut self.streams[stream.0];
         let bytes = s.packet.finish(s.discarded, s.last_ts);
         s.reported = s.discarded;
         s.file
@@ -302,7 +314,6 @@ impl CtfWriter {
             .map_err(|e| WriteError::io(&s.path, e))?;
         self.bytes += bytes.len() as u64;
         self.packets += 1;
-        s.packet = Packet::new(self.uuid, &s.source);
         Ok(())
     }
 
@@ -312,16 +323,10 @@ impl CtfWriter {
     pub fn finish(mut self) -> Result<Summary, WriteError> {
         for i in 0..self.streams.len() {
             self.flush(StreamId(i))?;
-            let s = &mut self.streams[i];
-            if s.discarded > s.reported {
-                let bytes = s.packet.finish(s.discarded, s.last_ts);
-                s.reported = s.discarded;
-                s.file
-                    .write_all(bytes)
-                    .map_err(|e| WriteError::io(&s.path, e))?;
-                self.bytes += bytes.len() as u64;
-                self.packets += 1;
+            if self.streams[i].discarded > self.streams[i].reported {
+                self.write_packet(StreamId(i))?;
             }
+            let s = &mut self.streams[i];
             s.file.flush().map_err(|e| WriteError::io(&s.path, e))?;
         }
         self.write_metadata()?;
