@@ -135,7 +135,7 @@ impl<'d> Decoder<'d> {
 
     fn nibble(&self, i: usize) -> Option<u8> {
         let b = *self.data.get(i / 2)?;
-        Some(if i % 2 == 0 { b & 0xf } else { b >> 4 })
+        Some(if i.is_multiple_of(2) { b & 0xf } else { b >> 4 })
     }
 
     fn offset(&self, nibble: usize) -> u64 {

@@ -63,13 +63,13 @@ pub fn demux(data: &[u8]) -> Demuxed {
     while pos < data.len() {
         // FSYNC words at a frame boundary: a barrier, the data before it and
         // after it are not contiguous.
-        let mut synced = 0;
+        let mut synced = 0usize;
         while data.get(pos..pos + 4) == Some(&FSYNC[..]) {
             pos += 4;
             synced += 1;
         }
         if synced > 0 {
-            if synced % 4 != 0 {
+            if !synced.is_multiple_of(4) {
                 out.warnings.push(format!(
                     "byte {}: {synced} FSYNC words, not a whole frame; frame boundaries may be lost",
                     pos - 4 * synced

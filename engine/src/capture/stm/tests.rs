@@ -271,7 +271,7 @@ fn natural_and_gray_timestamps() {
     e.asyn().version(3).nib(1).field(1, 2);
     e.data(DataSize::D8, 1, false, Some((16, 0x1122_3344_5566_7788)));
     e.data(DataSize::D8, 2, false, Some((2, 0xaa)));
-    e.data(DataSize::D8, 3, false, Some((14, 0x0000_0000_0000_01)));
+    e.data(DataSize::D8, 3, false, Some((14, 0x01)));
     let ts: Vec<u64> = received(&decode_all(&e.bytes()).0)
         .iter()
         .filter_map(|s| s.5)

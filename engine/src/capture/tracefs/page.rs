@@ -205,7 +205,10 @@ mod tests {
         }
     }
 
-    fn records(page: &[u8]) -> (Vec<(u64, Vec<u8>)>, Result<Missed, PageError>) {
+    /// (time, data) of every record, and what the page says of losses.
+    type Decoded = (Vec<(u64, Vec<u8>)>, Result<Missed, PageError>);
+
+    fn records(page: &[u8]) -> Decoded {
         let mut out = Vec::new();
         let r = decode(&LAYOUT, page, |rec| out.push((rec.ts, rec.data.to_vec())));
         (out, r)

@@ -40,8 +40,11 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// Every event as (name, ts, cpu, payload) read back by the CTF reader.
-fn read_back(dir: &Path) -> (Vec<(String, i64, Option<u32>, Value)>, u64) {
+/// Every event read back by the CTF reader, and the discarded count.
+/// (name, ts, cpu, payload) per event.
+type ReadEvent = (String, i64, Option<u32>, Value);
+
+fn read_back(dir: &Path) -> (Vec<ReadEvent>, u64) {
     let mut r = CtfReader::open(dir).unwrap();
     let mut out = Vec::new();
     while r.advance().unwrap() {
