@@ -12,9 +12,10 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{repo_root, sextant};
+use common::{repo_root, sextant, valid_json_output};
 use serde_json::Value;
 
 const TRACEFS: &str = "/sys/kernel/tracing";
@@ -41,11 +42,13 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Root and tracefs (mounted here when it is not yet), or a skip message.
-fn tracefs_ready(test: &str) -> bool {
+/// Root and tracefs (mounted here when it is not yet), or a skip message;
+/// then the tracefs tests' lock, held until the test ends, and a fresh
+/// directory for it.
+fn tracefs_test(test: &str) -> Option<(MutexGuard<'static, ()>, PathBuf)> {
     if !is_root() {
-        eprintln!("skipped {test}: capturing through tracefs needs root");
-        return false;
+        eprintln!("skipped the tracefs capture test {test}: capturing through tracefs needs root");
+        return None;
     }
     if !Path::new(TRACEFS).join("instances").is_dir() {
         let _ = Command::new("mount")
@@ -53,10 +56,14 @@ fn tracefs_ready(test: &str) -> bool {
             .status();
     }
     if !Path::new(TRACEFS).join("instances").is_dir() {
-        eprintln!("skipped {test}: no tracefs at {TRACEFS} and it cannot be mounted");
-        return false;
+        eprintln!("skipped the tracefs capture test {test}: no tracefs at {TRACEFS} and it cannot be mounted");
+        return None;
     }
-    true
+    // One at a time: the scenario's timing must not compete with another
+    // test's system-call flood on a small machine.
+    static LOCK: Mutex<()> = Mutex::new(());
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    Some((guard, tmp(test)))
 }
 
 /// The tracefs instance a capture by process `pid` makes (`sextant-<pid>`):
@@ -67,14 +74,6 @@ fn instance_left(pid: u32) -> bool {
         .join("instances")
         .join(format!("sextant-{pid}"))
         .exists()
-}
-
-/// The tracefs tests run one at a time: the scenario's timing must not
-/// compete with another test's system-call flood on a small machine.
-static TRACEFS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn tracefs_lock() -> std::sync::MutexGuard<'static, ()> {
-    TRACEFS_LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Runs `sextant capture ...` to its end: its output and its process id.
@@ -223,11 +222,9 @@ fn tsv_rows(path: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
-    if !tracefs_ready("tracefs_capture_of_scenario_a") {
+    let Some((_one_at_a_time, dir)) = tracefs_test("scenario-a") else {
         return;
-    }
-    let _one_at_a_time = tracefs_lock();
-    let dir = tmp("scenario-a");
+    };
     let bin = build_scenario("a", &dir);
     let trace = dir.join("ctf");
     let gt = dir.join("gt.tsv");
@@ -273,20 +270,17 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
 
     // analyze: rt_high's jobs, checked against the program's own record.
     let model = repo_root().join("schemas/examples/periodic-rt_high.json");
-    let out = sextant(&[
-        "analyze",
-        s(&trace),
-        "--model",
-        s(&model),
-        "--format",
-        "json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = valid_json_output(
+        "analyze-result.schema.json",
+        &[
+            "analyze",
+            s(&trace),
+            "--model",
+            s(&model),
+            "--format",
+            "json",
+        ],
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let executions = doc["executions"].as_array().unwrap();
     let rows = tsv_rows(&gt);
     let col = |n: &str| rows[0].iter().position(|h| h == n).unwrap();
@@ -396,23 +390,20 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
     // explain: the longest job is held back by a medium thread preempting
     // rt_low. The scenario pins its threads to CPU 0: `--cpus 0`, or a build
     // running on CPU 1 meanwhile may rank first among who ran instead.
-    let out = sextant(&[
-        "explain",
-        s(&trace),
-        "--model",
-        s(&model),
-        "--longest",
-        "--cpus",
-        "0",
-        "--format",
-        "json",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc = valid_json_output(
+        "explain-result.schema.json",
+        &[
+            "explain",
+            s(&trace),
+            "--model",
+            s(&model),
+            "--longest",
+            "--cpus",
+            "0",
+            "--format",
+            "json",
+        ],
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let diagnosis = doc["diagnosis"].as_str().unwrap();
     eprintln!("explain --longest: {diagnosis}");
     assert!(
@@ -426,11 +417,9 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
 
 #[test]
 fn tracefs_capture_stops_on_ctrl_c_and_keeps_the_events() {
-    if !tracefs_ready("tracefs_capture_stops_on_ctrl_c") {
+    let Some((_one_at_a_time, dir)) = tracefs_test("ctrl-c") else {
         return;
-    }
-    let _one_at_a_time = tracefs_lock();
-    let dir = tmp("ctrl-c");
+    };
     let trace = dir.join("ctf");
     let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
         .args([
@@ -490,11 +479,9 @@ fn tracefs_capture_stops_on_ctrl_c_and_keeps_the_events() {
 
 #[test]
 fn tracefs_capture_reports_lost_events() {
-    if !tracefs_ready("tracefs_capture_reports_lost_events") {
+    let Some((_one_at_a_time, dir)) = tracefs_test("lost") else {
         return;
-    }
-    let _one_at_a_time = tracefs_lock();
-    let dir = tmp("lost");
+    };
     let trace = dir.join("ctf");
     // One page per CPU and a burst of system calls: the buffer overflows.
     let events = "sched,syscalls:sys_enter_read,syscalls:sys_exit_read,\
@@ -662,19 +649,33 @@ fn stm_captures_decode_to_ctf_that_babeltrace2_reads() {
 #[test]
 fn stm_device_path_against_a_stand_in_sysfs() {
     let root = tmp("stm-sysfs");
-    let dev = root.join("sys/bus/coresight/devices");
-    for (d, f) in [("stm0", "enable_source"), ("tmc_etf0", "enable_sink")] {
-        std::fs::create_dir_all(dev.join(d)).unwrap();
-        std::fs::write(dev.join(d).join(f), "0").unwrap();
+    // What the live path touches on a board: the STM source and an ETF sink
+    // in sysfs, configfs's stp-policy, the sink's device node (holding a
+    // capture already).
+    let sink_bytes = framed(0x20, &OPENCSD_EXAMPLE);
+    for (path, content) in [
+        ("sys/bus/coresight/devices/stm0/enable_source", &b"0"[..]),
+        ("sys/bus/coresight/devices/stm0/traceid", b"0x20"),
+        ("sys/bus/coresight/devices/tmc_etf0/enable_sink", b"0"),
+        ("dev/tmc_etf0", &sink_bytes),
+    ] {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
     }
-    std::fs::write(dev.join("stm0/traceid"), "0x20").unwrap();
     std::fs::create_dir_all(root.join("sys/kernel/config/stp-policy")).unwrap();
-    std::fs::create_dir_all(root.join("dev")).unwrap();
-    std::fs::write(root.join("dev/tmc_etf0"), framed(0x20, &OPENCSD_EXAMPLE)).unwrap();
+    let dev = root.join("sys/bus/coresight/devices");
     let ctf = root.join("ctf");
     let saved = root.join("sink.bin");
-    // The "workload" checks that the source is on while it runs.
-    let check = format!("test \"$(cat {})\" = 1", s(&dev.join("stm0/enable_source")));
+    // The "workload" checks, while it runs, that the source and the sink are
+    // on and that the policy gives writers named as it is (`sh`) the
+    // channels asked for.
+    let check = format!(
+        "test \"$(cat {})$(cat {})\" = 11 && test \"$(cat {}/stm0:p_sys-t.sextant-*/sh/channels)\" = '0 15'",
+        s(&dev.join("stm0/enable_source")),
+        s(&dev.join("tmc_etf0/enable_sink")),
+        s(&root.join("sys/kernel/config/stp-policy")),
+    );
     let out = sextant(&[
         "capture",
         "stm",
@@ -697,7 +698,7 @@ fn stm_device_path_against_a_stand_in_sysfs() {
     assert!(out.status.success(), "{err}");
     assert!(
         !err.contains("the command exited"),
-        "the source was not on: {err}"
+        "the source, the sink or the policy was not set: {err}"
     );
     assert_eq!(
         std::fs::read_to_string(dev.join("stm0/enable_source")).unwrap(),

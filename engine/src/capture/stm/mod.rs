@@ -122,7 +122,6 @@ fn classes() -> Vec<EventClass> {
 /// A SyS-T message being gathered on one master/channel.
 struct Pending {
     bytes: Vec<u8>,
-    ts: u64,
 }
 
 struct Converter {
@@ -200,10 +199,10 @@ impl Converter {
                     // Not byte data: whatever was being gathered is not SyS-T.
                     self.pending.remove(&key);
                 } else {
-                    let p = self.pending.entry(key).or_insert(Pending {
-                        bytes: Vec::new(),
-                        ts: m.ts,
-                    });
+                    let p = self
+                        .pending
+                        .entry(key)
+                        .or_insert(Pending { bytes: Vec::new() });
                     // A message is bounded: a channel that never flags is not SyS-T.
                     if p.bytes.len() < 1 << 16 {
                         p.bytes.extend_from_slice(
@@ -220,10 +219,13 @@ impl Converter {
                         self.report.syst += 1;
                         // String messages (type 2) carry text, NUL-terminated or not.
                         let text: &[u8] = if s.kind == 2 { &s.payload } else { b"" };
+                        // At the FLAG that completes it: its data packets,
+                        // other masters' among them, came before, and the
+                        // header's own time is its first `stm_data`.
                         self.emit(
                             m.master,
                             SYST,
-                            p.ts,
+                            m.ts,
                             &[
                                 at[0],
                                 at[1],

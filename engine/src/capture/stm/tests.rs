@@ -5,8 +5,8 @@
 
 use super::decoder::{from_gray, to_gray, DataSize, Decoder, Message, Packet};
 use super::*;
-use crate::ctf::CtfReader;
-use crate::value::{Value, ValueBuilder};
+use crate::ctf::writer::tests::{read_back, tmp};
+use crate::value::Value;
 
 /// STPv2 written nibble by nibble, as an STM would.
 #[derive(Default, Clone)]
@@ -122,10 +122,10 @@ fn frames(items: &[(u8, u8)]) -> Vec<u8> {
                         i += 2;
                     }
                     None => {
-                        f[2 * k] = b & 0xfe;
-                        f[15] |= (b & 1) << k;
-                        f[2 * k + 1] = 0;
-                        // The pad byte must not count: switch to ID 0 first.
+                        // The last byte, and no other to pair it with: a
+                        // switch to ID 0 after it (aux bit set: the byte
+                        // still belongs to the old ID), so the frame's
+                        // padding counts for no source.
                         f[2 * k] = 1;
                         f[15] |= 1 << k;
                         f[2 * k + 1] = b;
@@ -272,12 +272,8 @@ fn natural_and_gray_timestamps() {
     e.data(DataSize::D8, 1, false, Some((16, 0x1122_3344_5566_7788)));
     e.data(DataSize::D8, 2, false, Some((2, 0xaa)));
     e.data(DataSize::D8, 3, false, Some((14, 0x01)));
-    let ts: Vec<u64> = received(&decode_all(&e.bytes()).0)
-        .iter()
-        .filter_map(|s| s.5)
-        .collect();
     assert_eq!(
-        ts,
+        stamps(&e),
         [
             0x1122_3344_5566_7788,
             0x1122_3344_5566_77aa,
@@ -297,12 +293,8 @@ fn natural_and_gray_timestamps() {
         e.asyn().version(4);
         e.data(DataSize::D8, 0, false, Some((16, to_gray(prev))));
         e.data(DataSize::D8, 0, false, Some((nibbles, value)));
-        let ts: Vec<u64> = received(&decode_all(&e.bytes()).0)
-            .iter()
-            .filter_map(|s| s.5)
-            .collect();
         assert_eq!(
-            ts,
+            stamps(&e),
             [prev, next],
             "Gray update {prev} -> {next} with {nibbles} nibbles"
         );
@@ -310,6 +302,14 @@ fn natural_and_gray_timestamps() {
     for x in [0u64, 1, 2, 3, 0xdead_beef, u64::MAX] {
         assert_eq!(from_gray(to_gray(x)), x);
     }
+}
+
+/// The timestamps of the data packets that carry one.
+fn stamps(e: &Enc) -> Vec<u64> {
+    received(&decode_all(&e.bytes()).0)
+        .iter()
+        .filter_map(|s| s.5)
+        .collect()
 }
 
 /// The shortest timestamp field taking `old` to `new` (both already in the
@@ -512,24 +512,6 @@ fn frame_barriers_and_partial_frames() {
     assert!(d.warnings[0].contains(&format!("byte {}", data.len() - 3)));
 }
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("sextant-stm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn read_back(dir: &std::path::Path) -> Vec<(String, i64, Value)> {
-    let mut r = CtfReader::open(dir).unwrap();
-    let mut out = Vec::new();
-    while r.advance().unwrap() {
-        let ev = r.event().unwrap();
-        let mut v = ValueBuilder::default();
-        ev.visit_payload(&mut v).unwrap();
-        out.push((ev.name().to_string(), ev.ts(), v.finish().unwrap()));
-    }
-    out
-}
-
 /// A SyS-T message as Linux's p_sys-t writes it: header (timestamped),
 /// GUID, length, payload in chunks of at most 8 bytes, FLAG.
 fn syst_message(e: &mut Enc, ts: u64, guid: [u8; 16], text: &[u8]) {
@@ -572,7 +554,9 @@ fn syst_messages_and_ctf_output() {
     let guid = *b"0123456789abcdef";
     syst_message(&mut e, 1000, guid, b"hello from the board");
     e.nib(1).field(0x42, 2);
-    e.data(DataSize::D8, 0x5a, true, Some((2, 0x40))); // 1000 = 0x3e8 -> 0x340? no: low 8 bits -> 0x340
+    // Low byte 0x40 after 1000 (0x3e8): 0x340, back in time; written at
+    // the previous time, with a warning.
+    e.data(DataSize::D8, 0x5a, true, Some((2, 0x40)));
     e.nib(0xf).nib(0).nib(7).field(3, 2).ts(4, 0x1000);
     let dir = tmp("syst");
     let raw = e.bytes();
@@ -588,11 +572,10 @@ fn syst_messages_and_ctf_output() {
         "{:?}",
         report.warnings
     );
-    let events = read_back(&dir);
-    let syst: Vec<&(String, i64, Value)> =
-        events.iter().filter(|e| e.0 == "syst_message").collect();
+    let events = read_back(&dir).0;
+    let syst: Vec<_> = events.iter().filter(|e| e.0 == "syst_message").collect();
     assert_eq!(syst.len(), 1);
-    let v = &syst[0].2;
+    let v = &syst[0].3;
     assert_eq!(
         v.get("text").and_then(Value::as_str),
         Some("hello from the board")
@@ -607,7 +590,7 @@ fn syst_messages_and_ctf_output() {
     // 1000 ticks at 50 MHz = 20 µs.
     assert_eq!(syst[0].1, 20_000);
     let trig = events.iter().find(|e| e.0 == "stm_trigger").unwrap();
-    assert_eq!(trig.2.get("value").and_then(Value::as_i64), Some(3));
+    assert_eq!(trig.3.get("value").and_then(Value::as_i64), Some(3));
     assert_eq!(trig.1, 0x1000 * 20);
     let data = events.iter().filter(|e| e.0 == "stm_data").count();
     assert_eq!(data as u64, report.data);
@@ -644,6 +627,47 @@ fn syst_messages_and_ctf_output() {
     )
     .unwrap();
     assert_eq!((r.syst, r.freq, r.freq_source), (1, 1_000_000, "--freq"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn syst_message_interleaved_with_another_master() {
+    // Master 0x41 starts a message at 1000; master 0x42 writes at 2000 before
+    // 0x41 finishes it on the same channel.
+    let mut e = Enc::default();
+    e.asyn().version(3);
+    e.nib(1).field(0x41, 2).nib(3).field(2, 2);
+    let header: u32 = 0x0180_0042;
+    e.data(DataSize::D32, u64::from(header), false, Some((16, 1000)));
+    e.nib(1).field(0x42, 2);
+    e.data(DataSize::D8, 0x77, false, Some((4, 2000)));
+    e.nib(1).field(0x41, 2).nib(3).field(2, 2);
+    for b in *b"0123456789abcdefhi" {
+        e.data(DataSize::D8, u64::from(b), false, None);
+    }
+    e.nib(0xf).nib(0xe);
+    let dir = tmp("syst-interleaved");
+    let report = decode_to_ctf(&e.bytes(), Input::Raw, None, &dir).unwrap();
+    assert_eq!(report.syst, 1);
+    // Nothing went back in time: the message is written when its FLAG
+    // completes it.
+    assert!(
+        report
+            .warnings
+            .iter()
+            .all(|w| !w.contains("before the previous")),
+        "{:?}",
+        report.warnings
+    );
+    let events = read_back(&dir).0;
+    let syst = events.iter().find(|e| e.0 == "syst_message").unwrap();
+    assert_eq!(syst.1, 2000);
+    assert_eq!(syst.3.get("master").and_then(Value::as_i64), Some(0x41));
+    let payload: Vec<i64> = match syst.3.get("payload") {
+        Some(Value::List(a)) => a.iter().filter_map(Value::as_i64).collect(),
+        other => panic!("payload {other:?}"),
+    };
+    assert_eq!(payload, [b'h' as i64, b'i' as i64]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

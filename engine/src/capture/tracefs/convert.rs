@@ -156,23 +156,7 @@ fn located<'d>(data: &'d [u8], f: &FieldFormat, relative: bool) -> Option<&'d [u
 mod tests {
     use super::*;
     use crate::capture::tracefs::format::parse_event;
-
-    const SWITCH: &str = "name: sched_switch
-ID: 372
-format:
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-
-\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;
-\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;
-\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;
-\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;
-\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;
-\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;
-\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;
-";
+    use crate::capture::tracefs::format::tests::SCHED_SWITCH;
 
     fn record() -> Vec<u8> {
         let mut r = vec![0u8; 64];
@@ -190,7 +174,7 @@ format:
 
     #[test]
     fn sched_switch_in_lttng_spelling() {
-        let c = Conversion::new(&parse_event("sched", SWITCH).unwrap());
+        let c = Conversion::new(&parse_event("sched", SCHED_SWITCH).unwrap());
         let names: Vec<&str> = c.class.fields.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,

@@ -218,10 +218,11 @@ pub fn parse_header_page(text: &str) -> Result<PageLayout, FormatError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const SWITCH: &str = "name: sched_switch
+    /// `events/sched/sched_switch/format` of a 64-bit kernel.
+    pub(crate) const SCHED_SWITCH: &str = "name: sched_switch
 ID: 372
 format:
 \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
@@ -231,18 +232,18 @@ format:
 
 \tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;
 \tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;
+\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;
 \tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;
-\tfield:__data_loc char[] name;\toffset:40;\tsize:4;\tsigned:0;
-\tfield:u32 * uaddr;\toffset:48;\tsize:8;\tsigned:0;
-\tfield:unsigned long args[6];\toffset:56;\tsize:48;\tsigned:0;
-\tfield:const char * filename;\toffset:104;\tsize:8;\tsigned:0;
+\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;
+\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;
+\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;
 
 print fmt: \"prev_comm=%s\", REC->prev_comm
 ";
 
     #[test]
     fn event_format() {
-        let f = parse_event("sched", SWITCH).unwrap();
+        let f = parse_event("sched", SCHED_SWITCH).unwrap();
         assert_eq!(
             (f.name.as_str(), f.id, f.fields.len()),
             ("sched_switch", 372, 11)
@@ -254,13 +255,32 @@ print fmt: \"prev_comm=%s\", REC->prev_comm
         );
         let pid = f.field("prev_pid").unwrap();
         assert_eq!((pid.kind, pid.signed, pid.size), (FieldKind::Int, true, 4));
+        assert_eq!(f.field("common_pid").unwrap().offset, 4);
+    }
+
+    #[test]
+    fn field_kinds() {
+        let text = "name: x\nID: 9\nformat:
+\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;
+\tfield:__rel_loc u8[] blob;\toffset:12;\tsize:4;\tsigned:0;
+\tfield:u32 * uaddr;\toffset:16;\tsize:8;\tsigned:0;
+\tfield:unsigned long args[6];\toffset:24;\tsize:48;\tsigned:0;
+\tfield:const char * filename;\toffset:72;\tsize:8;\tsigned:0;
+";
+        let f = parse_event("x", text).unwrap();
         assert_eq!(f.field("name").unwrap().kind, FieldKind::DataLocChars);
+        assert_eq!(
+            f.field("blob").unwrap().kind,
+            FieldKind::DataLoc {
+                relative: true,
+                text: false
+            }
+        );
         let uaddr = f.field("uaddr").unwrap();
         assert!(uaddr.is_pointer());
         assert_eq!(uaddr.kind, FieldKind::Int);
         assert_eq!(f.field("args").unwrap().kind, FieldKind::Bytes);
         assert!(f.field("filename").unwrap().is_pointer());
-        assert_eq!(f.field("common_pid").unwrap().offset, 4);
     }
 
     #[test]

@@ -381,4 +381,4 @@ fn new_uuid() -> [u8; 16] {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -34,17 +34,18 @@ fn spec() -> TraceSpec {
     }
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sextant-writer-{name}-{}", std::process::id()));
+/// A directory for a test's trace, absent (the writer makes it).
+pub(crate) fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sextant-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
 
 /// Every event read back by the CTF reader, and the discarded count.
 /// (name, ts, cpu, payload) per event.
-type ReadEvent = (String, i64, Option<u32>, Value);
+pub(crate) type ReadEvent = (String, i64, Option<u32>, Value);
 
-fn read_back(dir: &Path) -> (Vec<ReadEvent>, u64) {
+pub(crate) fn read_back(dir: &Path) -> (Vec<ReadEvent>, u64) {
     let mut r = CtfReader::open(dir).unwrap();
     let mut out = Vec::new();
     while r.advance().unwrap() {
