@@ -15,6 +15,7 @@ pub mod metadata;
 mod stream;
 mod trace;
 pub mod types;
+pub mod writer;
 
 pub use error::CtfError;
 pub use merge::{CtfReader, Warnings};

@@ -1,6 +1,7 @@
 //! Command-line surface (contract in DESIGN.md): one module per subcommand.
 
 mod analyze;
+mod capture;
 mod discover;
 mod dump;
 mod explain;
@@ -45,6 +46,8 @@ enum Command {
     Discover(discover::Request),
     /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
     Serve(serve::Request),
+    /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
+    Capture(capture::Request),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -78,6 +81,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),
         Command::Serve(req) => serve::run(req),
+        Command::Capture(req) => capture::run(req),
     }
 }
 
