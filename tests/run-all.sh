@@ -18,21 +18,21 @@ fi
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
-cargo clippy --workspace --all-targets --release -- -D warnings
+cargo clippy --workspace --all-targets --profile ci -- -D warnings
 echo "== cargo test"
 log=$(mktemp)
 nodelog=$(mktemp)
 javalog=$(mktemp)
 trap 'rm -f "$log" "$nodelog" "$javalog"' EXIT
-cargo test --workspace --release 2>&1 | tee "$log"
+cargo test --workspace --profile ci 2>&1 | tee "$log"
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
-# Viewer uses) against the release binary built above. Its failures are
+# Viewer uses) against the binary built above (profile ci, Cargo.toml). Its failures are
 # counted in the summary rather than stopping the script here.
 echo "== node tests (tests/node)"
 node_rc=0
 # The binary cargo test just built, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-export SEXTANT_BIN="$target_dir/release/sextant"
+export SEXTANT_BIN="$target_dir/ci/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
 # The scripted JSON-RPC client (Python standard library, sextant serve --stdio), one test.
 echo "== python example client (tests/python)"
