@@ -40,6 +40,13 @@ public interface TspService {
     @JsonRequest("outputs/delete")
     CompletableFuture<OutputDescriptor> deleteDerived(DerivedOutputRef params);
 
+    /** A configuration type: {@code {id, name, description, schema}}. */
+    @JsonRequest("config/type")
+    CompletableFuture<JsonObject> configType(ConfigTypeRef params);
+
+    @JsonRequest("style")
+    CompletableFuture<Response<StyleModel>> style(StyleQuery params);
+
     @JsonRequest("timeGraph/tree")
     CompletableFuture<Response<TreeModel>> timeGraphTree(OutputQuery params);
 
