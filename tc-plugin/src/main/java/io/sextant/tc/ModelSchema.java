@@ -13,7 +13,7 @@ import com.google.gson.JsonObject;
  * configuration type, before it is posted, so that a dialog can name the
  * field at fault while the user edits. It covers the keywords that describe
  * a model's shape ({@code type}, {@code required}, {@code properties},
- * {@code additionalProperties: false}, {@code items}, {@code minItems},
+ * {@code patternProperties}, {@code additionalProperties}, {@code items}, {@code minItems},
  * {@code minLength}, {@code minimum}, {@code exclusiveMinimum}, {@code enum},
  * {@code const}, local {@code $ref}s); the combinations
  * ({@code allOf}/{@code oneOf}/{@code anyOf}/{@code if}) are left to the
@@ -102,13 +102,25 @@ public final class ModelSchema {
             JsonObject props = schema.has("properties") ? schema.getAsJsonObject("properties") : new JsonObject();
             boolean closed = schema.has("additionalProperties") && schema.get("additionalProperties").isJsonPrimitive()
                     && !schema.get("additionalProperties").getAsBoolean();
+            JsonObject patterns = schema.has("patternProperties") ? schema.getAsJsonObject("patternProperties")
+                    : new JsonObject();
             for (Map.Entry<String, JsonElement> e : o.entrySet()) {
+                String at = path + "/" + e.getKey();
+                boolean matched = false;
+                for (Map.Entry<String, JsonElement> p : patterns.entrySet()) {
+                    if (java.util.regex.Pattern.compile(p.getKey()).matcher(e.getKey()).find()) {
+                        matched = true;
+                        check(e.getValue(), p.getValue().getAsJsonObject(), at, out);
+                    }
+                }
                 if (props.has(e.getKey())) {
-                    check(e.getValue(), props.getAsJsonObject(e.getKey()), path + "/" + e.getKey(), out);
+                    check(e.getValue(), props.getAsJsonObject(e.getKey()), at, out);
+                } else if (matched) {
+                    continue;
                 } else if (closed) {
                     out.add(where + ": unknown member " + e.getKey() + " (known: " + props.keySet() + ")");
                 } else if (schema.has("additionalProperties") && schema.get("additionalProperties").isJsonObject()) {
-                    check(e.getValue(), schema.getAsJsonObject("additionalProperties"), path + "/" + e.getKey(), out);
+                    check(e.getValue(), schema.getAsJsonObject("additionalProperties"), at, out);
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.sextant.tc.ui;
 
+import java.util.List;
 import java.util.Optional;
 
 import org.eclipse.jface.action.Action;
@@ -10,6 +11,7 @@ import org.eclipse.tracecompass.tmf.core.signal.TmfSignalManager;
 import org.eclipse.tracecompass.tmf.core.signal.TmfWindowRangeUpdatedSignal;
 import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimestamp;
 import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
+import org.eclipse.tracecompass.tmf.ui.TmfUiRefreshHandler;
 import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.model.TimeGraphEntry;
 
 /**
@@ -22,6 +24,9 @@ import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.model.TimeGraphEntry;
 public final class ComparisonView extends SextantTimeGraphView {
 
     public static final String ID = "io.sextant.tc.ui.comparison";
+
+    /** The key of the zoom in Trace Compass's refresh queue (the view's own key is its refresh). */
+    private final Object zoomKey = new Object();
 
     public ComparisonView() {
         super(ID, SextantOutput.COMPARISON);
@@ -47,6 +52,30 @@ public final class ComparisonView extends SextantTimeGraphView {
         if (trace != null) {
             TmfSignalManager.dispatchSignal(new TmfSelectionRangeUpdatedSignal(this,
                     TmfTimestamp.fromNanos(x.absoluteStart()), TmfTimestamp.fromNanos(x.absoluteEnd()), trace));
+        }
+    }
+
+    /** Shows the longest execution whole: the rows' scale runs from 0 to the longest duration. */
+    @Override
+    protected void refresh() {
+        super.refresh();
+        // Queued after the refresh super queued, which sets the trace's window.
+        TmfUiRefreshHandler.getInstance().queueUpdate(zoomKey, this::zoomToLongest);
+    }
+
+    private void zoomToLongest() {
+        ITmfTrace trace = getTrace();
+        if (trace == null || getTimeGraphViewer().getControl().isDisposed()) {
+            return;
+        }
+        List<TimeGraphEntry> rows = getEntryList(trace);
+        if (rows == null || rows.isEmpty()) {
+            return;
+        }
+        long start = trace.getStartTime().toNanos();
+        long end = rows.stream().mapToLong(TimeGraphEntry::getEndTime).max().orElse(start);
+        if (end > start) {
+            getTimeGraphViewer().setStartFinishTime(start, start + (end - start) * 21 / 20);
         }
     }
 

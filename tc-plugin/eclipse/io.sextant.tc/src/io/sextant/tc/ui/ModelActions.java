@@ -15,6 +15,10 @@ import org.eclipse.jface.dialogs.MessageDialog;
 import org.eclipse.jface.window.Window;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.swt.widgets.Shell;
+import org.eclipse.tracecompass.tmf.core.signal.TmfSignalManager;
+import org.eclipse.tracecompass.tmf.core.signal.TmfWindowRangeUpdatedSignal;
+import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimeRange;
+import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimestamp;
 import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
 import org.eclipse.tracecompass.tmf.core.trace.TmfTraceManager;
 import org.eclipse.ui.IWorkbenchPage;
@@ -159,12 +163,10 @@ public final class ModelActions {
         ExecutionEntryModel x = selected.get();
         Job job = Job.create("sextant: explaining execution " + x.getName(), monitor -> {
             try {
-                SextantService.get().sidecar().explain(SextantService.key(trace), "execution " + x.getName(),
-                        x.tid(), x.absoluteStart(), x.absoluteEnd());
+                explainExecution(trace, "execution " + x.getName(), x.tid(), x.absoluteStart(), x.absoluteEnd());
             } catch (SextantException e) {
                 return new Status(IStatus.ERROR, Activator.ID, e.getMessage(), e);
             }
-            SextantService.get().fireOutputsChanged(trace);
             Display.getDefault().asyncExec(() -> {
                 show(FacilitiesView.ID);
                 show(ComplementView.ID);
@@ -172,6 +174,21 @@ public final class ModelActions {
             return Status.OK_STATUS;
         });
         job.schedule();
+    }
+
+    /**
+     * Explains thread {@code tid} over [start, end] (blocking), tells the
+     * views, and brings the range into every view's window (a tenth of it
+     * on each side).
+     */
+    public static void explainExecution(ITmfTrace trace, String name, long tid, long start, long end) {
+        SextantService.get().sidecar().explain(SextantService.key(trace), name, tid, start, end);
+        SextantService.get().fireOutputsChanged(trace);
+        long margin = Math.max(1, (end - start) / 10);
+        TmfTimeRange window = new TmfTimeRange(TmfTimestamp.fromNanos(start - margin),
+                TmfTimestamp.fromNanos(end + margin));
+        Display.getDefault().asyncExec(() -> TmfSignalManager.dispatchSignal(
+                new TmfWindowRangeUpdatedSignal(ModelActions.class, window, trace)));
     }
 
     static void show(String viewId) {
