@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import org.eclipse.core.runtime.IProgressMonitor;
 import org.eclipse.tracecompass.tmf.core.dataprovider.DataProviderParameterUtils;
@@ -90,24 +91,33 @@ public final class TspTimeGraphProvider implements ITimeGraphDataProvider<TimeGr
         return new TmfModelResponse<>(model, status, r.statusMessage() == null ? "" : r.statusMessage());
     }
 
-    private static <T> TmfModelResponse<T> failed(T empty, SextantException e) {
-        return new TmfModelResponse<>(empty, ITmfResponse.Status.FAILED, e.getMessage());
+    /**
+     * {@code empty} (COMPLETED) while the trace has no such output yet;
+     * else {@code fetch} on it, a failed request answered as FAILED with
+     * sextant's message.
+     */
+    private <T> TmfModelResponse<T> onTarget(T empty, Function<Target, TmfModelResponse<T>> fetch) {
+        Optional<Target> t = target();
+        if (t.isEmpty()) {
+            return new TmfModelResponse<>(empty, ITmfResponse.Status.COMPLETED, "nothing from sextant yet");
+        }
+        try {
+            return fetch.apply(t.get());
+        } catch (SextantException e) {
+            return new TmfModelResponse<>(empty, ITmfResponse.Status.FAILED, e.getMessage());
+        }
     }
 
     @Override
     public TmfModelResponse<TmfTreeModel<TimeGraphEntryModel>> fetchTree(Map<String, Object> parameters,
             IProgressMonitor monitor) {
         TmfTreeModel<TimeGraphEntryModel> empty = new TmfTreeModel<>(List.of(), List.of());
-        Optional<Target> t = target();
-        if (t.isEmpty()) {
-            return new TmfModelResponse<>(empty, ITmfResponse.Status.COMPLETED, "nothing from sextant yet");
-        }
-        long start = trace.getStartTime().toNanos();
-        long end = trace.getEndTime().toNanos();
-        try {
+        return onTarget(empty, t -> {
+            long start = trace.getStartTime().toNanos();
+            long end = trace.getEndTime().toNanos();
             Response<TreeModel> r = Rpc.await(sidecar.connection().tsp().timeGraphTree(
-                    OutputQuery.tree(t.get().exp(), t.get().output().id(), start, end)), timeout(),
-                    "time graph tree " + t.get().output().id());
+                    OutputQuery.tree(t.exp(), t.output().id(), start, end)), timeout(),
+                    "time graph tree " + t.output().id());
             if (r.model() == null) {
                 return response(r, empty);
             }
@@ -130,27 +140,24 @@ public final class TspTimeGraphProvider implements ITimeGraphDataProvider<TimeGr
                 }
             }
             return response(r, new TmfTreeModel<>(headers, entries));
-        } catch (SextantException e) {
-            return failed(empty, e);
-        }
+        });
     }
 
     @Override
     public TmfModelResponse<TimeGraphModel> fetchRowModel(Map<String, Object> parameters, IProgressMonitor monitor) {
         TimeGraphModel empty = new TimeGraphModel(List.of());
-        Optional<Target> t = target();
         List<Long> times = DataProviderParameterUtils.extractTimeRequested(parameters);
         List<Long> items = DataProviderParameterUtils.extractSelectedItems(parameters);
-        if (t.isEmpty() || times == null || times.isEmpty()) {
+        if (times == null || times.isEmpty()) {
             return new TmfModelResponse<>(empty, ITmfResponse.Status.COMPLETED, "");
         }
-        long offset = offset();
-        long start = Collections.min(times) - offset;
-        long end = Collections.max(times) - offset;
-        try {
-            Response<StatesModel> r = Rpc.await(sidecar.connection().tsp().timeGraphStates(OutputQuery.data(
-                    t.get().exp(), t.get().output().id(), Math.max(0, start), Math.max(0, end), times.size(), items)),
-                    timeout(), "time graph states " + t.get().output().id());
+        return onTarget(empty, t -> {
+            long offset = offset();
+            long start = Math.max(0, Collections.min(times) - offset);
+            long end = Math.max(0, Collections.max(times) - offset);
+            Response<StatesModel> r = Rpc.await(sidecar.connection().tsp().timeGraphStates(
+                    OutputQuery.data(t.exp(), t.output().id(), start, end, times.size(), items)), timeout(),
+                    "time graph states " + t.output().id());
             if (r.model() == null) {
                 return response(r, empty);
             }
@@ -164,29 +171,20 @@ public final class TspTimeGraphProvider implements ITimeGraphDataProvider<TimeGr
                 rows.add(new TimeGraphRowModel(row.entryId(), states));
             }
             return response(r, new TimeGraphModel(rows));
-        } catch (SextantException e) {
-            return failed(empty, e);
-        }
+        });
     }
 
     @Override
     public TmfModelResponse<OutputStyleModel> fetchStyle(Map<String, Object> parameters, IProgressMonitor monitor) {
-        OutputStyleModel empty = new OutputStyleModel(Map.of());
-        Optional<Target> t = target();
-        if (t.isEmpty()) {
-            return new TmfModelResponse<>(empty, ITmfResponse.Status.COMPLETED, "");
-        }
-        try {
-            var r = Rpc.await(sidecar.connection().tsp().style(StyleQuery.of(t.get().exp(), t.get().output().id())),
-                    timeout(), "style " + t.get().output().id());
+        return onTarget(new OutputStyleModel(Map.of()), t -> {
+            var r = Rpc.await(sidecar.connection().tsp().style(StyleQuery.of(t.exp(), t.output().id())), timeout(),
+                    "style " + t.output().id());
             Map<String, OutputElementStyle> styles = new HashMap<>();
             if (r.model() != null && r.model().styles() != null) {
                 r.model().styles().forEach((k, v) -> styles.put(k, style(v)));
             }
             return response(r, new OutputStyleModel(styles));
-        } catch (SextantException e) {
-            return failed(empty, e);
-        }
+        });
     }
 
     /** TSP's style as Trace Compass's: strings stay strings, numbers become floats (heights, opacities, widths). */
