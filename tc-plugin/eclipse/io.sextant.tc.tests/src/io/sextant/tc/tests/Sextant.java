@@ -41,10 +41,25 @@ final class Sextant {
         return repo().resolve("schemas/examples/periodic-rt_high.json");
     }
 
-    /** {@code sextant analyze --format json} on the fixture with the model: the reference for the views. */
+    /** {@code sextant analyze --format json} on the fixture with the scenario's model: the reference for the views. */
     static JsonObject analyze() throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "analyze", fixture().toString(), "--model",
-                model().toString(), "--format", "json"));
+        return analyze(model());
+    }
+
+    /** {@code sextant analyze --format json} on the fixture with the model in {@code model}. */
+    static JsonObject analyze(Path model) throws IOException, InterruptedException {
+        return run("analyze", fixture().toString(), "--model", model.toString(), "--format", "json");
+    }
+
+    /** {@code sextant explain --longest --format json} with the scenario's model: the critical path, the complement. */
+    static JsonObject explainLongest() throws IOException, InterruptedException {
+        return run("explain", fixture().toString(), "--model", model().toString(), "--longest", "--format", "json");
+    }
+
+    private static JsonObject run(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(binary().toString());
+        cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {

@@ -5,24 +5,37 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import org.eclipse.jface.action.ActionContributionItem;
+import org.eclipse.jface.action.IAction;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.graphics.GC;
 import org.eclipse.swt.graphics.Image;
 import org.eclipse.swt.graphics.ImageData;
 import org.eclipse.swt.graphics.ImageLoader;
+import org.eclipse.swt.graphics.Point;
 import org.eclipse.swt.graphics.Rectangle;
+import org.eclipse.swt.widgets.Button;
+import org.eclipse.swt.widgets.Composite;
+import org.eclipse.swt.widgets.Control;
 import org.eclipse.swt.widgets.Display;
+import org.eclipse.swt.widgets.Event;
 import org.eclipse.swt.widgets.Shell;
 import org.eclipse.ui.IViewPart;
 import org.eclipse.ui.IWorkbenchPage;
 import org.eclipse.ui.PartInitException;
 import org.eclipse.ui.PlatformUI;
 
-/** Driving the workbench from a test thread: UI calls on the UI thread, waiting while it paints, screenshots. */
+/**
+ * Driving the workbench from a test thread: UI calls on the UI thread, waiting while it paints, finding
+ * widgets, real mouse and key events through the X server, screenshots.
+ */
 final class Workbench {
 
     private Workbench() {
@@ -117,14 +130,21 @@ final class Workbench {
         }
     }
 
-    /** The workbench window as a PNG under target/screenshots/{name}.png. */
+    /** The workbench window as a PNG under target/screenshots/{name}.png (popups over it included). */
     static Path screenshot(String name) throws IOException {
+        return screenshot(name, ui(() -> {
+            Shell shell = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
+            shell.forceActive();
+            return shell;
+        }));
+    }
+
+    /** {@code shell}'s area of the screen as a PNG under target/screenshots/{name}.png. */
+    static Path screenshot(String name, Shell shell) throws IOException {
         Path dir = Path.of(System.getProperty("sextant.out", "target"), "screenshots");
         Files.createDirectories(dir);
         Path file = dir.resolve(name + ".png");
         ui(() -> {
-            Shell shell = PlatformUI.getWorkbench().getActiveWorkbenchWindow().getShell();
-            shell.forceActive();
             shell.redraw();
             shell.update();
             Rectangle b = shell.getBounds();
@@ -141,5 +161,99 @@ final class Workbench {
             }
         });
         return file;
+    }
+
+    /** The visible shell titled {@code title}, once there is one. */
+    static Shell shell(String title, Duration timeout) {
+        AtomicReference<Shell> found = new AtomicReference<>();
+        await("a window titled '" + title + "'", timeout, () -> {
+            found.set(ui(() -> Arrays.stream(display().getShells())
+                    .filter(s -> !s.isDisposed() && s.isVisible() && title.equals(s.getText())).findFirst()
+                    .orElse(null)));
+            return found.get() != null;
+        });
+        return found.get();
+    }
+
+    /** The widgets of type {@code type} under {@code root} (on the UI thread). */
+    static <T extends Control> List<T> find(Control root, Class<T> type) {
+        return ui(() -> {
+            List<T> out = new ArrayList<>();
+            collect(root, type, out);
+            return out;
+        });
+    }
+
+    private static <T extends Control> void collect(Control c, Class<T> type, List<T> out) {
+        if (type.isInstance(c)) {
+            out.add(type.cast(c));
+        }
+        if (c instanceof Composite parent) {
+            for (Control child : parent.getChildren()) {
+                collect(child, type, out);
+            }
+        }
+    }
+
+    /** A button under {@code root} by its label. */
+    static Button button(Control root, String label) {
+        return find(root, Button.class).stream().filter(b -> ui(() -> label.equals(b.getText()))).findFirst()
+                .orElseThrow(() -> new AssertionError("no button '" + label + "'"));
+    }
+
+    /** A real mouse click (the X server's, through SWT) at the middle of {@code control}. */
+    static void click(Control control) {
+        ui(() -> {
+            control.getShell().forceActive();
+            Rectangle b = control.getBounds();
+            Point p = control.getParent().toDisplay(b.x + b.width / 2, b.y + b.height / 2);
+            post(SWT.MouseMove, e -> {
+                e.x = p.x;
+                e.y = p.y;
+            });
+            post(SWT.MouseDown, e -> e.button = 1);
+            post(SWT.MouseUp, e -> e.button = 1);
+        });
+        settle(300);
+    }
+
+    /** The pointer moved onto {@code p} (display coordinates), and left there. */
+    static void hover(Point p) {
+        ui(() -> post(SWT.MouseMove, e -> {
+            e.x = p.x;
+            e.y = p.y;
+        }));
+    }
+
+    /** A real key press and release (through the X server) to the focused control. */
+    static void key(int keyCode, char character) {
+        ui(() -> {
+            post(SWT.KeyDown, e -> {
+                e.keyCode = keyCode;
+                e.character = character;
+            });
+            post(SWT.KeyUp, e -> {
+                e.keyCode = keyCode;
+                e.character = character;
+            });
+        });
+        settle(200);
+    }
+
+    private static void post(int type, java.util.function.Consumer<Event> fill) {
+        Event e = new Event();
+        e.type = type;
+        fill.accept(e);
+        if (!display().post(e)) {
+            throw new AssertionError("the display refused the event " + type);
+        }
+    }
+
+    /** The action of a view's toolbar by its text. */
+    static IAction toolbarAction(IViewPart view, String text) {
+        return ui(() -> Arrays.stream(view.getViewSite().getActionBars().getToolBarManager().getItems())
+                .filter(ActionContributionItem.class::isInstance)
+                .map(i -> ((ActionContributionItem) i).getAction()).filter(a -> text.equals(a.getText()))
+                .findFirst().orElseThrow(() -> new AssertionError("no toolbar action '" + text + "'")));
     }
 }

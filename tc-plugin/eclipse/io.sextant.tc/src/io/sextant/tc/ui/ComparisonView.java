@@ -7,35 +7,52 @@ import org.eclipse.jface.action.Action;
 import org.eclipse.jface.action.IToolBarManager;
 import org.eclipse.swt.widgets.Composite;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSelectionRangeUpdatedSignal;
+import org.eclipse.tracecompass.tmf.core.signal.TmfSignal;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSignalManager;
 import org.eclipse.tracecompass.tmf.core.signal.TmfWindowRangeUpdatedSignal;
 import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimestamp;
 import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
 import org.eclipse.tracecompass.tmf.ui.TmfUiRefreshHandler;
 import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.model.TimeGraphEntry;
+import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.widgets.Utils.TimeFormat;
+import org.eclipse.ui.ISharedImages;
+import org.eclipse.ui.PlatformUI;
 
 /**
  * The executions of the trace's execution model superposed from their start
- * (sextant's GANTT_CHART), longest first. Selecting one selects its range in
- * every other view (Control Flow, Resources, and sextant's other clients);
- * the toolbar defines a model, discovers one from the selected thread and
- * explains the selected execution.
+ * (sextant's GANTT_CHART), longest first, on a time axis of durations: each
+ * row starts at 0, and the axis reads as time since the execution began.
+ * That axis is the view's own: the trace's selection and window do not
+ * apply to it, and its zooms and clicks are not sent as the trace's.
+ * Selecting a row selects its execution's range in every other view
+ * (Control Flow, Resources, and sextant's other clients); the toolbar
+ * defines a model, discovers one from the selected thread and explains the
+ * selected execution.
  */
 public final class ComparisonView extends SextantTimeGraphView {
 
     public static final String ID = "io.sextant.tc.ui.comparison";
 
-    /** The key of the zoom in Trace Compass's refresh queue (the view's own key is its refresh). */
-    private final Object zoomKey = new Object();
+    /** The toolbar's actions, by their text. */
+    public static final String DEFINE = "Define execution model...";
+    public static final String DISCOVER = "Discover a model from the selected thread...";
+    public static final String EXPLAIN = "Explain the selected execution";
+
+    /** The key of the window restore in Trace Compass's refresh queue (the view's own key is its refresh). */
+    private final Object windowKey = new Object();
+    /** The relative range shown, kept across refreshes; null: all of the longest execution. */
+    private volatile long[] window;
 
     public ComparisonView() {
         super(ID, SextantOutput.COMPARISON);
+        setTimeFormat(TimeFormat.RELATIVE);
     }
 
     @Override
     public void createPartControl(Composite parent) {
         super.createPartControl(parent);
         getTimeGraphViewer().addSelectionListener(e -> selected().ifPresent(this::select));
+        getTimeGraphViewer().addRangeListener(e -> window = new long[] { e.getStartTime(), e.getEndTime() });
     }
 
     /** The selected execution, if a row is selected. */
@@ -55,33 +72,55 @@ public final class ComparisonView extends SextantTimeGraphView {
         }
     }
 
-    /** Shows the longest execution whole: the rows' scale runs from 0 to the longest duration. */
+    /** The end of the longest row (0 without rows). */
+    private long longest() {
+        ITmfTrace trace = getTrace();
+        List<TimeGraphEntry> rows = trace == null ? null : getEntryList(trace);
+        return rows == null ? 0 : rows.stream().mapToLong(TimeGraphEntry::getEndTime).max().orElse(0);
+    }
+
+    /**
+     * The bounds are [0, the longest execution and a twentieth], not the
+     * trace's; Trace Compass's refresh then puts the trace's window in them,
+     * so the view's own window is put back after it, and zoomed.
+     */
     @Override
     protected void refresh() {
+        if (Thread.currentThread() instanceof ZoomThread) {
+            // A zoom of this view's window finished: draw what it fetched.
+            redraw();
+            return;
+        }
+        long longest = longest();
+        setStartTime(0);
+        setEndTime(Math.max(1, longest + longest / 20));
         super.refresh();
-        // Queued after the refresh super queued, which sets the trace's window.
-        TmfUiRefreshHandler.getInstance().queueUpdate(zoomKey, this::zoomToLongest);
+        TmfUiRefreshHandler.getInstance().queueUpdate(windowKey, this::restoreWindow);
     }
 
-    private void zoomToLongest() {
-        ITmfTrace trace = getTrace();
-        if (trace == null || getTimeGraphViewer().getControl().isDisposed()) {
+    private void restoreWindow() {
+        if (getTimeGraphViewer().getControl().isDisposed()) {
             return;
         }
-        List<TimeGraphEntry> rows = getEntryList(trace);
-        if (rows == null || rows.isEmpty()) {
-            return;
+        long end = getEndTime();
+        long[] w = window;
+        if (w == null || w[0] < 0 || w[1] > end || w[0] >= w[1]) {
+            w = new long[] { 0, end };
         }
-        long start = trace.getStartTime().toNanos();
-        long end = rows.stream().mapToLong(TimeGraphEntry::getEndTime).max().orElse(start);
-        if (end > start) {
-            getTimeGraphViewer().setStartFinishTime(start, start + (end - start) * 21 / 20);
+        getTimeGraphViewer().setStartFinishTime(w[0], w[1]);
+        startZoomThread(w[0], w[1]);
+    }
+
+    /** Time changes made in this view are on its relative axis: they are not the trace's and are not sent. */
+    @Override
+    public void broadcast(TmfSignal signal) {
+        if (!(signal instanceof TmfSelectionRangeUpdatedSignal || signal instanceof TmfWindowRangeUpdatedSignal)) {
+            super.broadcast(signal);
         }
     }
 
-    // Rows are on a time scale relative to each execution's start: the trace's selection and
-    // window (absolute times) do not apply here, so these handlers are overridden without
-    // @TmfSignalHandler and the signals do not reach this view.
+    // The trace's selection and window (absolute times) do not apply to the relative axis: these
+    // handlers are overridden without @TmfSignalHandler, so the signals do not reach this view.
 
     @Override
     public void selectionRangeUpdated(TmfSelectionRangeUpdatedSignal signal) {
@@ -95,24 +134,25 @@ public final class ComparisonView extends SextantTimeGraphView {
 
     @Override
     protected void fillLocalToolBar(IToolBarManager manager) {
-        manager.add(new Action("Define execution model...") {
-            @Override
-            public void run() {
-                ModelActions.define(getSite().getShell(), getTrace(), null);
-            }
-        });
-        manager.add(new Action("Discover a model from the selected thread...") {
-            @Override
-            public void run() {
-                ModelActions.discover(getSite().getShell(), getTrace(), selected().map(ExecutionEntryModel::tid));
-            }
-        });
-        manager.add(new Action("Explain the selected execution") {
-            @Override
-            public void run() {
-                ModelActions.explain(getSite().getShell(), getTrace(), selected());
-            }
-        });
+        manager.add(action(DEFINE, ISharedImages.IMG_OBJ_ADD,
+                () -> ModelActions.define(getSite().getShell(), getTrace(), null)));
+        manager.add(action(DISCOVER, ISharedImages.IMG_TOOL_NEW_WIZARD, () -> ModelActions.discover(
+                getSite().getShell(), getTrace(), selected().map(ExecutionEntryModel::tid))));
+        manager.add(action(EXPLAIN, ISharedImages.IMG_OBJS_INFO_TSK,
+                () -> ModelActions.explain(getSite().getShell(), getTrace(), selected())));
         super.fillLocalToolBar(manager);
+    }
+
+    /** A toolbar button with a workbench icon; its text is its tooltip. */
+    private static Action action(String text, String image, Runnable run) {
+        Action a = new Action(text) {
+            @Override
+            public void run() {
+                run.run();
+            }
+        };
+        a.setToolTipText(text);
+        a.setImageDescriptor(PlatformUI.getWorkbench().getSharedImages().getImageDescriptor(image));
+        return a;
     }
 }

@@ -42,10 +42,19 @@ public final class ModelDialog extends TitleAreaDialog {
         setShellStyle(getShellStyle() | SWT.RESIZE);
     }
 
+    /** The dialog's title, by which the shell is known. */
+    public static final String TITLE = "sextant execution model";
+
+    @Override
+    protected void configureShell(Shell shell) {
+        super.configureShell(shell);
+        shell.setText(TITLE);
+    }
+
     @Override
     protected Control createDialogArea(Composite parent) {
         Composite area = (Composite) super.createDialogArea(parent);
-        setTitle("sextant execution model");
+        setTitle(TITLE);
         Composite c = new Composite(area, SWT.NONE);
         c.setLayout(new GridLayout(1, false));
         c.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));

@@ -8,8 +8,8 @@ import org.eclipse.tracecompass.tmf.core.model.tree.ITmfTreeDataProvider;
 import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
 
 /**
- * The data-provider factory of every sextant time graph: plugin.xml
- * registers it once per {@link SextantOutput}, under that output's id.
+ * The data-provider factory of every sextant output: plugin.xml registers
+ * it once per {@link SextantOutput}, under that output's id.
  */
 public final class ProviderFactory implements IDataProviderFactory, IExecutableExtension {
 
@@ -22,6 +22,6 @@ public final class ProviderFactory implements IDataProviderFactory, IExecutableE
 
     @Override
     public ITmfTreeDataProvider<? extends ITmfTreeDataModel> createProvider(ITmfTrace trace) {
-        return new TspTimeGraphProvider(trace, output, SextantService.get().sidecar());
+        return output.provider(trace, SextantService.get().sidecar());
     }
 }
