@@ -34,7 +34,7 @@ import org.eclipse.ui.PlatformUI;
 
 /**
  * Driving the workbench from a test thread: UI calls on the UI thread, waiting while it paints, finding
- * widgets, real mouse and key events through the X server, screenshots.
+ * widgets, real mouse clicks through the X server, screenshots.
  */
 final class Workbench {
 
@@ -215,29 +215,6 @@ final class Workbench {
             post(SWT.MouseUp, e -> e.button = 1);
         });
         settle(300);
-    }
-
-    /** The pointer moved onto {@code p} (display coordinates), and left there. */
-    static void hover(Point p) {
-        ui(() -> post(SWT.MouseMove, e -> {
-            e.x = p.x;
-            e.y = p.y;
-        }));
-    }
-
-    /** A real key press and release (through the X server) to the focused control. */
-    static void key(int keyCode, char character) {
-        ui(() -> {
-            post(SWT.KeyDown, e -> {
-                e.keyCode = keyCode;
-                e.character = character;
-            });
-            post(SWT.KeyUp, e -> {
-                e.keyCode = keyCode;
-                e.character = character;
-            });
-        });
-        settle(200);
     }
 
     private static void post(int type, java.util.function.Consumer<Event> fill) {

@@ -35,6 +35,7 @@ public final class TimePerspectiveView extends TmfChartView implements SextantSe
 
     public static final String ID = "io.sextant.tc.ui.timePerspective";
     private static final String PROVIDER = SextantOutput.TIME_PERSPECTIVE.providerId();
+    private static final String NEUTRAL = "#1f77b4";
 
     public TimePerspectiveView() {
         super(ID);
@@ -62,6 +63,11 @@ public final class TimePerspectiveView extends TmfChartView implements SextantSe
                     if (StyleProperties.SeriesType.SCATTER.equals(values.get(StyleProperties.SERIES_TYPE))) {
                         values.put(StyleProperties.SERIES_STYLE, StyleProperties.SeriesStyle.NONE);
                         values.putIfAbsent(StyleProperties.SYMBOL_TYPE, StyleProperties.SymbolType.CIRCLE);
+                        if (!s.getStyleValues().containsKey(StyleProperties.COLOR)) {
+                            // sextant colours the misses only: the other points in a neutral blue, not in
+                            // whatever Trace Compass's palette gives (red for the first series).
+                            values.put(StyleProperties.COLOR, NEUTRAL);
+                        }
                     }
                     return new OutputElementStyle(base.getParentKey(), values);
                 }).orElse(base);
