@@ -62,6 +62,7 @@ import org.eclipse.tracecompass.tmf.core.signal.TmfWindowRangeUpdatedSignal;
 import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimeRange;
 import org.eclipse.tracecompass.tmf.core.trace.TmfTraceManager;
 import org.eclipse.tracecompass.tmf.ctf.core.event.CtfTmfEvent;
+import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.model.TimeGraphEntry;
 import org.eclipse.tracecompass.tmf.ctf.core.trace.CtfTmfTrace;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -270,6 +271,28 @@ class WorkbenchTest {
         // The view itself built its entries from the provider.
         Workbench.await("the Comparison View's rows", T,
                 () -> Workbench.ui(() -> view.getTimeGraphViewer().getExpandedElements().length) == entries.size());
+        // It shows the longest execution whole, on its axis of durations, with the states of the rows in
+        // sight drawn (Trace Compass fetches those of visible rows), the longest first.
+        long longest = entries.stream().mapToLong(TimeGraphEntryModel::getEndTime).max().orElseThrow();
+        Supplier<long[]> drawing = () -> Workbench.ui(() -> {
+            var v = view.getTimeGraphViewer();
+            var rowsShown = v.getExpandedElements();
+            long drawn = Arrays.stream(rowsShown).filter(e -> e instanceof TimeGraphEntry g && g.hasZoomedEvents())
+                    .count();
+            long top = rowsShown.length > 0 && rowsShown[0] instanceof TimeGraphEntry t
+                    && t.getEndTime() == longest && t.hasZoomedEvents() ? 1 : 0;
+            return new long[] { v.getTime0(), v.getTime1(), drawn, top };
+        });
+        try {
+            Workbench.await("the Comparison View's window and states", T, () -> {
+                long[] w = drawing.get();
+                return w[0] == 0 && w[1] >= longest && w[2] > 0 && w[3] == 1;
+            });
+        } catch (AssertionError e) {
+            long[] w = drawing.get();
+            throw new AssertionError(e.getMessage() + ": window [" + w[0] + ", " + w[1] + "], longest " + longest
+                    + ", rows with states " + w[2] + ", the longest first and drawn " + (w[3] == 1), e);
+        }
         Path png = Workbench.screenshot("comparison", view);
         assertTrue(Files.size(png) > 10_000, png + " is too small to show anything");
     }

@@ -38,11 +38,6 @@ public final class ComparisonView extends SextantTimeGraphView {
     public static final String DISCOVER = "Discover a model from the selected thread...";
     public static final String EXPLAIN = "Explain the selected execution";
 
-    /** The key of the window restore in Trace Compass's refresh queue (the view's own key is its refresh). */
-    private final Object windowKey = new Object();
-    /** The relative range shown, kept across refreshes; null: all of the longest execution. */
-    private volatile long[] window;
-
     public ComparisonView() {
         super(ID, SextantOutput.COMPARISON);
         setTimeFormat(TimeFormat.RELATIVE);
@@ -52,7 +47,6 @@ public final class ComparisonView extends SextantTimeGraphView {
     public void createPartControl(Composite parent) {
         super.createPartControl(parent);
         getTimeGraphViewer().addSelectionListener(e -> selected().ifPresent(this::select));
-        getTimeGraphViewer().addRangeListener(e -> window = new long[] { e.getStartTime(), e.getEndTime() });
     }
 
     /** The selected execution, if a row is selected. */
@@ -82,7 +76,7 @@ public final class ComparisonView extends SextantTimeGraphView {
     /**
      * The bounds are [0, the longest execution and a twentieth], not the
      * trace's; Trace Compass's refresh then puts the trace's window in them,
-     * so the view's own window is put back after it, and zoomed.
+     * so the whole of the bounds is shown again after it, and zoomed.
      */
     @Override
     protected void refresh() {
@@ -95,20 +89,18 @@ public final class ComparisonView extends SextantTimeGraphView {
         setStartTime(0);
         setEndTime(Math.max(1, longest + longest / 20));
         super.refresh();
-        TmfUiRefreshHandler.getInstance().queueUpdate(windowKey, this::restoreWindow);
+        // Queued behind the refresh just queued (under the view's key). A key of its own each time: a
+        // pending reset under a fixed key would keep its earlier place in the queue, before a refresh
+        // queued again meanwhile, which would then put the trace's window back.
+        TmfUiRefreshHandler.getInstance().queueUpdate(new Object(), this::showAll);
     }
 
-    private void restoreWindow() {
+    private void showAll() {
         if (getTimeGraphViewer().getControl().isDisposed()) {
             return;
         }
-        long end = getEndTime();
-        long[] w = window;
-        if (w == null || w[0] < 0 || w[1] > end || w[0] >= w[1]) {
-            w = new long[] { 0, end };
-        }
-        getTimeGraphViewer().setStartFinishTime(w[0], w[1]);
-        startZoomThread(w[0], w[1]);
+        getTimeGraphViewer().setStartFinishTime(0, getEndTime());
+        startZoomThread(0, getEndTime());
     }
 
     /** Time changes made in this view are on its relative axis: they are not the trace's and are not sent. */
