@@ -44,13 +44,14 @@ import org.eclipse.tracecompass.tmf.ui.views.TmfView;
  * says the column is numeric), and selecting an execution selects its range
  * in every view. Times are shown in Trace Compass's time format.
  */
-public final class ExecutionsTableView extends TmfView implements SextantService.OutputsListener {
+public final class ExecutionsTableView extends TmfView {
 
     public static final String ID = "io.sextant.tc.ui.executions";
     private static final int PAGE = 1000;
 
     private TmfSimpleTableViewer table;
-    private ITmfTrace trace;
+    /** The trace shown (set by signals and jobs, read on the UI thread). */
+    private volatile ITmfTrace trace;
     private List<TableColumnModel> columns = List.of();
 
     public ExecutionsTableView() {
@@ -68,7 +69,7 @@ public final class ExecutionsTableView extends TmfView implements SextantService
                 select(l);
             }
         });
-        SextantService.get().addOutputsListener(this);
+        SextantService.get().followOutputs(viewer.getControl(), () -> trace, this::load);
         ITmfTrace active = TmfTraceManager.getInstance().getActiveTrace();
         if (active != null) {
             load(active);
@@ -78,12 +79,6 @@ public final class ExecutionsTableView extends TmfView implements SextantService
     @Override
     public void setFocus() {
         table.getControl().setFocus();
-    }
-
-    @Override
-    public void dispose() {
-        SextantService.get().removeOutputsListener(this);
-        super.dispose();
     }
 
     /** The table viewer (for tests and for Trace Compass's table actions). */
@@ -105,13 +100,6 @@ public final class ExecutionsTableView extends TmfView implements SextantService
         if (signal.getTrace().equals(trace)) {
             trace = null;
             Display.getDefault().asyncExec(() -> show(List.of(), List.of()));
-        }
-    }
-
-    @Override
-    public void outputsChanged(ITmfTrace changed) {
-        if (changed.equals(trace)) {
-            load(changed);
         }
     }
 

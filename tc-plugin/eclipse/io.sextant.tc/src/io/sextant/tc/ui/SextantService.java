@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.eclipse.core.runtime.FileLocator;
 import org.eclipse.core.runtime.ILog;
@@ -16,6 +18,7 @@ import org.eclipse.core.runtime.Platform;
 import org.eclipse.core.runtime.Status;
 import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.jface.preference.IPreferenceStore;
+import org.eclipse.swt.widgets.Control;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSelectionRangeUpdatedSignal;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSignalHandler;
@@ -43,16 +46,12 @@ import io.sextant.tc.protocol.TimeRange;
  */
 public final class SextantService {
 
-    /** Something whose outputs changed for a trace (a model posted, an explanation made, sextant restarted). */
-    public interface OutputsListener {
-        void outputsChanged(ITmfTrace trace);
-    }
-
     private static final ILog LOG = Platform.getLog(SextantService.class);
 
     private final Sidecar sidecar;
     private final Map<String, ITmfTrace> traces = new ConcurrentHashMap<>();
-    private final List<OutputsListener> listeners = new CopyOnWriteArrayList<>();
+    /** Told of a trace whose outputs changed (a model posted, an explanation made, sextant restarted). */
+    private final List<Consumer<ITmfTrace>> listeners = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
 
     SextantService(IPreferenceStore prefs, Bundle bundle) {
@@ -101,16 +100,23 @@ public final class SextantService {
         return sidecar.experiment(key(trace));
     }
 
-    public void addOutputsListener(OutputsListener l) {
+    /**
+     * A view's way to follow sextant's outputs: {@code reload} runs on the UI
+     * thread when the outputs of the trace it shows ({@code shown}) change,
+     * until {@code control} is disposed.
+     */
+    public void followOutputs(Control control, Supplier<ITmfTrace> shown, Consumer<ITmfTrace> reload) {
+        Consumer<ITmfTrace> l = trace -> Display.getDefault().asyncExec(() -> {
+            if (!control.isDisposed() && trace.equals(shown.get())) {
+                reload.accept(trace);
+            }
+        });
         listeners.add(l);
-    }
-
-    public void removeOutputsListener(OutputsListener l) {
-        listeners.remove(l);
+        control.addDisposeListener(e -> listeners.remove(l));
     }
 
     public void fireOutputsChanged(ITmfTrace trace) {
-        listeners.forEach(l -> l.outputsChanged(trace));
+        listeners.forEach(l -> l.accept(trace));
     }
 
     /** Opens the trace in sextant in the background (indexing may take a while). */

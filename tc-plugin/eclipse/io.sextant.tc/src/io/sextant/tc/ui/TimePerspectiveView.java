@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Set;
 
 import org.eclipse.swt.widgets.Composite;
-import org.eclipse.swt.widgets.Display;
 import org.eclipse.tracecompass.tmf.core.dataprovider.DataProviderManager;
 import org.eclipse.tracecompass.tmf.core.model.OutputElementStyle;
 import org.eclipse.tracecompass.tmf.core.model.StyleProperties;
@@ -31,7 +30,7 @@ import org.eclipse.tracecompass.tmf.ui.views.xychart.TmfChartView;
  * over sextant's TREE_TIME_XY output; the series sextant marks as default
  * are checked when nothing else is.
  */
-public final class TimePerspectiveView extends TmfChartView implements SextantService.OutputsListener {
+public final class TimePerspectiveView extends TmfChartView {
 
     public static final String ID = "io.sextant.tc.ui.timePerspective";
     private static final String PROVIDER = SextantOutput.TIME_PERSPECTIVE.providerId();
@@ -109,27 +108,14 @@ public final class TimePerspectiveView extends TmfChartView implements SextantSe
         }
     }
 
+    /** The chart and its series tree are read again when the trace gets a new model. */
     @Override
     public void createPartControl(Composite parent) {
         super.createPartControl(parent);
-        SextantService.get().addOutputsListener(this);
-    }
-
-    @Override
-    public void dispose() {
-        SextantService.get().removeOutputsListener(this);
-        super.dispose();
-    }
-
-    /** A new model: the series tree and the chart read again. */
-    @Override
-    public void outputsChanged(ITmfTrace trace) {
-        Display.getDefault().asyncExec(() -> {
-            if (getChartViewer() != null && !getChartViewer().getControl().isDisposed() && trace.equals(getTrace())) {
-                getChartViewer().loadTrace(trace);
-                if (getLeftChildViewer() instanceof AbstractSelectTreeViewer2 tree) {
-                    tree.loadTrace(trace);
-                }
+        SextantService.get().followOutputs(getChartViewer().getControl(), this::getTrace, trace -> {
+            getChartViewer().loadTrace(trace);
+            if (getLeftChildViewer() instanceof AbstractSelectTreeViewer2 tree) {
+                tree.loadTrace(trace);
             }
         });
     }
