@@ -212,7 +212,7 @@ fn write_text(
                     woken_by: Some(c), ..
                 },
                 _,
-            ) => format!(" (woken by {})", context(g, c)),
+            ) => format!(" (woken by {})", g.describe(c)),
             (_, Link::Woke { wakee }) => format!(" (woke {} up)", who(wakee)),
             (_, Link::Created { child }) => format!(" (then created {})", who(child)),
             _ => String::new(),
@@ -342,16 +342,4 @@ fn write_text(
     }
     writeln!(out, "\ndiagnosis: {}", diagnosis.text)?;
     Ok(())
-}
-
-/// What woke a thread, in words.
-fn context(g: &explain::graph::Graph, c: explain::graph::Context) -> String {
-    use explain::graph::Context;
-    match c {
-        Context::Thread { tid } => format!("{} ({tid})", g.comm(tid)),
-        Context::Irq { irq } => format!("interrupt {irq}"),
-        Context::Softirq { vec } => format!("softirq {vec}"),
-        Context::Timer => "a timer".to_string(),
-        Context::Idle { .. } => "an interrupt not in the trace".to_string(),
-    }
 }

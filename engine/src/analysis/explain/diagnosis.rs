@@ -6,11 +6,13 @@
 //! — whoever held the CPU it waited for: a thread of higher priority
 //! (preemption), of the same priority, of lower priority than the analysed
 //! thread while it waited on the path (priority inversion), of lower
-//! priority than the held thread itself (scheduling latency), or nothing
-//! (an idle CPU). Causes outside the job — threads unrelated to it,
-//! inversions, late timers, idle CPUs — are interference; the diagnosis
-//! names the costliest one when it cost a noticeable share of the
-//! execution, else says nothing held it back.
+//! priority than the held thread itself, or nothing (an idle CPU). The last
+//! two are the switch's own latency when short; longer, something kept the
+//! CPU from the path (a non-preemptible section, the hypervisor, lost
+//! events). Causes outside the job — threads unrelated to it, inversions,
+//! late timers, long latencies — are interference; the diagnosis names the
+//! costliest one when it cost a noticeable share of the execution, else
+//! says nothing held it back.
 //!
 //! Priorities are written as their users set them ("FIFO/RR 70", "nice 5",
 //! `crate::kernel::priority`), and "higher"/"lower" compare urgency.
@@ -31,8 +33,13 @@ use crate::kernel::priority::Priority;
 const NOTICEABLE: i64 = 20;
 
 /// A timer that fired less than this late is on time (interrupt entry and
-/// the virtual machine's own latency are several microseconds).
-const LATE_TIMER_NS: i64 = 20_000;
+/// a virtual machine's own latency take tens of microseconds).
+const LATE_TIMER_NS: i64 = 50_000;
+
+/// A ready thread waiting less than this for a CPU that runs nothing more
+/// urgent waits for the switch itself (the wake-up interrupt, leaving idle,
+/// a virtual CPU being scheduled): latency, not interference.
+const LATENCY_NS: i64 = 100_000;
 
 /// A thread as the diagnosis names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -86,10 +93,19 @@ pub enum Cause {
     /// A thread of the same priority ran first.
     SamePriority { by: Party, of: Party },
     /// A thread of lower priority than the path thread kept the CPU after
-    /// the path thread could run.
-    Latency { by: Party, of: Party },
+    /// the path thread could run (`long`: longer than a switch takes).
+    Latency {
+        by: Party,
+        of: Party,
+        cpu: Option<u32>,
+        long: bool,
+    },
     /// The CPU the path thread waited for ran no thread.
-    IdleCpu { of: Party, cpu: Option<u32> },
+    IdleCpu {
+        of: Party,
+        cpu: Option<u32>,
+        long: bool,
+    },
     /// The path thread's timer fired `late` ns after its expiry; `ran` held
     /// the timer's CPU meanwhile (none: idle). `armed_late`: the timer was
     /// armed only after that expiry.
@@ -111,8 +127,13 @@ pub enum Cause {
     Work { of: Party },
     /// Running while `waiter`, on the path after it, was blocked on it.
     Serving { of: Party, waiter: Party },
-    /// Running before `child`, on the path after it, existed.
-    Creating { of: Party, child: Party },
+    /// Running before `child`, on the path after it, existed; creating
+    /// `others` threads besides meanwhile (a timer thread catching up).
+    Creating {
+        of: Party,
+        child: Party,
+        others: usize,
+    },
     /// The trace says nothing of the path thread then.
     Unknown { of: Party },
 }
@@ -178,6 +199,12 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
                         waiter: Party::new(g, wakee, g.last_prio(wakee)),
                     },
                     Link::Created { child } => Cause::Creating {
+                        others: g
+                            .creations
+                            .values()
+                            .filter(|c| c.parent == p.tid && c.child != child)
+                            .filter(|c| p.start <= c.ts && c.ts < p.end)
+                            .count(),
                         of,
                         child: Party::new(g, child, g.last_prio(child)),
                     },
@@ -195,11 +222,20 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
                     }
                     held += r.end - r.start;
                     let by = Party::new(g, r.tid, r.prio);
-                    let (cause, interference) = holder(by, of.clone(), waiting, inputs, g, &job);
-                    acc.add(cause, r.end - r.start, interference);
+                    let run = r.end - r.start;
+                    let held_by = Holder {
+                        by,
+                        of: of.clone(),
+                        cpu,
+                        run,
+                        waiting,
+                    };
+                    let (cause, interference) = holder(held_by, inputs, g, &job);
+                    acc.add(cause, run, interference);
                 }
                 if len > held {
-                    acc.add(Cause::IdleCpu { of, cpu }, len - held, true);
+                    let long = len - held >= LATENCY_NS;
+                    acc.add(Cause::IdleCpu { of, cpu, long }, len - held, long);
                 }
             }
             PathState::Blocked { woken_by } => {
@@ -237,15 +273,24 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
     }
 }
 
-/// The cause of `by` holding the CPU `of` waited for.
-fn holder(
+/// `by` running `run` ns on `cpu` while `of` waited for it.
+struct Holder {
     by: Party,
     of: Party,
+    cpu: Option<u32>,
+    run: i64,
     waiting: bool,
-    inputs: &Inputs<'_>,
-    g: &Graph,
-    job: &HashSet<i64>,
-) -> (Cause, bool) {
+}
+
+/// The cause of a holder, and whether it is interference.
+fn holder(h: Holder, inputs: &Inputs<'_>, g: &Graph, job: &HashSet<i64>) -> (Cause, bool) {
+    let Holder {
+        by,
+        of,
+        cpu,
+        run,
+        waiting,
+    } = h;
     let related = job.contains(&by.tid);
     let order = match (by.prio, of.prio) {
         (Some(b), Some(o)) => Some(Priority(b).urgency(Priority(o))),
@@ -255,7 +300,10 @@ fn holder(
         && of.tid != inputs.analysed
         && matches!((by.prio, inputs.prio), (Some(b), Some(a)) if Priority(a).is_higher_than(Priority(b)));
     match order {
-        Some(Ordering::Less) => (Cause::Latency { by, of }, !related),
+        Some(Ordering::Less) => {
+            let long = run >= LATENCY_NS;
+            (Cause::Latency { by, of, cpu, long }, long && !related)
+        }
         _ if below_analysed => {
             let analysed = Party::new(g, inputs.analysed, inputs.prio);
             (Cause::Inversion { by, of, analysed }, true)
@@ -338,8 +386,8 @@ fn key(c: &Cause) -> Key {
         Cause::Preemption { by, of, waiting } => (0, by.tid, of.tid, *waiting as i64),
         Cause::Inversion { by, of, .. } => (1, by.tid, of.tid, 0),
         Cause::SamePriority { by, of } => (2, by.tid, of.tid, 0),
-        Cause::Latency { by, of } => (3, by.tid, of.tid, 0),
-        Cause::IdleCpu { of, cpu } => (4, of.tid, cpu.map_or(-1, i64::from), 0),
+        Cause::Latency { by, of, long, .. } => (3, by.tid, of.tid, *long as i64),
+        Cause::IdleCpu { of, cpu, long } => (4, of.tid, cpu.map_or(-1, i64::from), *long as i64),
         Cause::LateTimer {
             of,
             armed_late,
@@ -363,7 +411,7 @@ fn key(c: &Cause) -> Key {
         Cause::Timer { of } => (8, of.tid, 0, 0),
         Cause::Work { of } => (9, of.tid, 0, 0),
         Cause::Serving { of, waiter } => (10, of.tid, waiter.tid, 0),
-        Cause::Creating { of, child } => (11, of.tid, child.tid, 0),
+        Cause::Creating { of, child, .. } => (11, of.tid, child.tid, 0),
         Cause::Unknown { of } => (12, of.tid, 0, 0),
     }
 }
@@ -378,11 +426,15 @@ impl Accumulator {
             Some(&i) => {
                 let r = &mut self.causes[i];
                 r.cost += cost;
-                // The late timer's lateness is the largest seen.
-                if let (Cause::LateTimer { late, .. }, Cause::LateTimer { late: more, .. }) =
-                    (&mut r.cause, &cause)
-                {
-                    *late = (*late).max(*more);
+                match (&mut r.cause, &cause) {
+                    // The late timer's lateness is the largest seen.
+                    (Cause::LateTimer { late, .. }, Cause::LateTimer { late: more, .. }) => {
+                        *late = (*late).max(*more)
+                    }
+                    (Cause::Creating { others, .. }, Cause::Creating { others: more, .. }) => {
+                        *others += more
+                    }
+                    _ => {}
                 }
                 r.text = words(&r.cause, r.cost);
             }
@@ -430,13 +482,36 @@ fn words(c: &Cause, cost: i64) -> String {
             by.named(),
             of.named()
         ),
-        Cause::Latency { by, of } => format!(
-            "{} kept the CPU for {d} after {} (higher) could run: scheduling latency",
+        Cause::Latency {
+            by,
+            of,
+            cpu: c,
+            long: true,
+        } => format!(
+            "{} kept {} for {d} after {}, of higher priority, could run",
             by.named(),
+            cpu(c),
             of.named()
         ),
-        Cause::IdleCpu { of, cpu: c } => format!(
-            "{} waited {d} for {}, which ran no thread (an interrupt, the hypervisor or lost events)",
+        Cause::Latency {
+            by, of, cpu: c, ..
+        } => format!(
+            "{} waited {d} for {} to switch to it from {}: wake-up latency",
+            of.named(),
+            cpu(c),
+            by.named()
+        ),
+        Cause::IdleCpu {
+            of,
+            cpu: c,
+            long: true,
+        } => format!(
+            "{} waited {d} for {}, which ran no thread (the hypervisor, an interrupt or lost events)",
+            of.named(),
+            cpu(c)
+        ),
+        Cause::IdleCpu { of, cpu: c, .. } => format!(
+            "{} waited {d} for {} to leave idle: wake-up latency",
             of.named(),
             cpu(c)
         ),
@@ -476,7 +551,15 @@ fn words(c: &Cause, cost: i64) -> String {
         Cause::Serving { of, waiter } => {
             format!("{} ran {d} while {} waited for it", of.name(), waiter.name())
         }
-        Cause::Creating { of, child } => format!("{} ran {d} creating {}", of.name(), child.name()),
+        Cause::Creating { of, child, others } => match others {
+            0 => format!("{} ran {d} creating {}", of.name(), child.name()),
+            n => format!(
+                "{} ran {d} creating {} and {n} other thread{} before it",
+                of.name(),
+                child.name(),
+                if *n == 1 { "" } else { "s" }
+            ),
+        },
         Cause::Unknown { of } => format!("the trace says nothing of {} for {d}", of.name()),
     }
 }
@@ -629,9 +712,9 @@ mod tests {
                 ("rt_timer ran 30 ns creating rt_worker", 30, false),
                 ("rt_timer waited 10 ns for its timer", 10, false),
                 (
-                    "bg_batch (nice 5) kept the CPU for 5 ns after rt_worker (FIFO/RR 55) (higher) could run: scheduling latency",
+                    "rt_worker (FIFO/RR 55) waited 5 ns for CPU 1 to switch to it from bg_batch (nice 5): wake-up latency",
                     5,
-                    true
+                    false
                 ),
             ]
         );
@@ -662,13 +745,51 @@ mod tests {
             "{}",
             d.text
         );
-        // bg_batch held rt_timer's CPU 10 ns: below the noticeable share.
+        // bg_batch was still on rt_timer's CPU 10 ns: the switch's latency.
         let bg = d
             .causes
             .iter()
-            .find(|c| c.text.starts_with("bg_batch"))
+            .find(|c| matches!(c.cause, Cause::Latency { .. }))
             .unwrap();
-        assert!(bg.interference && bg.cost == 10);
+        assert_eq!(
+            (bg.text.as_str(), bg.cost, bg.interference),
+            (
+                "rt_timer (FIFO/RR 60) waited 10 ns for CPU 1 to switch to it from bg_batch (nice 5): wake-up latency",
+                10,
+                false
+            )
+        );
+        // 220 us is no switch: bg_batch kept the CPU (a non-preemptible
+        // section), and that is interference.
+        const US: i64 = 1000;
+        let mut g = Graph {
+            start: 0,
+            end: 300 * US,
+            ..Graph::default()
+        };
+        add(
+            &mut g,
+            2,
+            "rt_timer",
+            vec![
+                seg(0, 10, Blocked, 39),
+                seg(10, 220 * US + 10, WaitingCpu, 39),
+                seg(220 * US + 10, 300 * US, Running, 39),
+            ],
+            vec![woke(10, 2, Context::Timer, fire(10, 10, 0))],
+        );
+        add(
+            &mut g,
+            4,
+            "bg_batch",
+            vec![seg(0, 220 * US + 10, Running, 125)],
+            vec![],
+        );
+        let d = diagnose_end(&g, 2, 0, 300 * US);
+        assert_eq!(
+            d.text,
+            "bg_batch (nice 5) kept CPU 1 for 220.0 us after rt_timer (FIFO/RR 60), of higher priority, could run"
+        );
     }
 
     #[test]

@@ -175,6 +175,17 @@ impl Graph {
         priority::describe(prio, self.policies.get(&tid).copied())
     }
 
+    /// What woke a thread, in words: "rt_timer (812)", "interrupt 24".
+    pub fn describe(&self, c: Context) -> String {
+        match c {
+            Context::Thread { tid } => format!("{} ({tid})", self.comm(tid)),
+            Context::Irq { irq } => format!("interrupt {irq}"),
+            Context::Softirq { vec } => format!("softirq {vec}"),
+            Context::Timer => "a timer".into(),
+            Context::Idle { .. } => "an interrupt not in the trace".into(),
+        }
+    }
+
     /// `tid`'s last known kernel priority in the range.
     pub fn last_prio(&self, tid: i64) -> Option<i32> {
         self.line(tid)

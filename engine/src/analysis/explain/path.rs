@@ -121,7 +121,7 @@ pub fn critical_path(graph: &Graph, tid: i64, start: i64, end: i64) -> Vec<PathP
             let unborn = graph
                 .creations
                 .get(&f.tid)
-                .filter(|c| c.ts < f.hi)
+                .filter(|c| c.ts <= f.hi)
                 .filter(|_| line.is_none_or(|l| first_known(l).is_none_or(|k| f.hi <= k)));
             if let Some(c) = unborn {
                 if followed.insert((c.parent, f.hi)) {

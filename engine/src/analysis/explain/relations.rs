@@ -77,7 +77,9 @@ pub struct Edge {
     pub how: How,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Creations first: of two interactions at one instant (a fork and the
+/// new thread's wake-up), the creation says more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum How {
     Created,
@@ -116,7 +118,7 @@ pub fn tie(graph: &Graph, a: i64, b: i64) -> Option<Vec<Edge>> {
         return Some(Vec::new());
     }
     let mut all: Vec<Edge> = edges(graph).collect();
-    all.sort_by_key(|e| (e.ts, e.from, e.to));
+    all.sort_by_key(|e| (e.ts, e.how, e.from, e.to));
     let mut adjacent: HashMap<i64, Vec<usize>> = HashMap::default();
     for (i, e) in all.iter().enumerate() {
         adjacent.entry(e.from).or_default().push(i);
