@@ -217,11 +217,14 @@ fn long_executions_name_the_rogue(trace: &Path, t: &Truth) {
         if of["tid"] == timer {
             assert_eq!(of_prio, timer_prio);
         }
-        // For the time its burst overlapped the execution (the program's
-        // clock reads bracket the burst: a few us of slack).
+        // For about the time its burst overlapped the execution. Less when
+        // the burst began while the path thread still slept for its tick
+        // (at most one tick, 250 us); more by what the rogue ran besides its
+        // spin at FIFO 70: waking, and printing the burst (up to 250 us for
+        // the first print, which allocates stdio's buffer).
         let cost = main["cost"].as_i64().unwrap();
         assert!(
-            (cost - burst).abs() < burst / 20 + 50_000,
+            burst - 250_000 < cost && cost < burst + 300_000,
             "execution {index}: the rogue cost {cost} ns on the path, its burst overlapped {burst} ns"
         );
         // Only the job's own work (the timer thread creating the workers
@@ -315,8 +318,8 @@ fn text_output_names_the_rogue_with_user_priorities() {
         .expect("a diagnosis line");
     assert!(
         diagnosis.starts_with("rt_rogue (FIFO/RR 70) ")
-            && diagnosis.contains("rt_timer (FIFO/RR 60)")
-            || diagnosis.contains("rt_worker (SCHED_FIFO 55)"),
+            && (diagnosis.contains("rt_timer (FIFO/RR 60)")
+                || diagnosis.contains("rt_worker (SCHED_FIFO 55)")),
         "{diagnosis}"
     );
     // A kernel number is never printed without the value users set.
@@ -437,7 +440,13 @@ fn tsp_outputs_show_the_same_path() {
         .iter()
         .find(|e| e["id"] == rogue["parentId"])
         .unwrap();
-    let main = &reference["causes"][0];
+    let main = reference["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["interference"] == true)
+        .expect("an interference");
+    assert_eq!(main["by"]["comm"], "rt_rogue");
     assert_eq!(parent["labels"][1], main["of"]["tid"].to_string());
     assert!(
         rogue["labels"][2]
