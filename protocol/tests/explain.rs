@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use common::{repo_root, sextant, shared_dir, skip_shared};
+use common::{repo_root, sextant, shared_dir, skip_shared, tsv};
 use serde_json::Value;
 
 fn fixture(rel: &str) -> PathBuf {
@@ -31,24 +31,6 @@ fn explain_json(trace: &Path, args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("explain --format json prints one JSON document")
-}
-
-/// Rows of a ground-truth TSV (header line first, `#` comments skipped).
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).expect("ground truth");
-    let mut lines = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
-    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
 }
 
 /// name → (tid, kernel prio) from a `.threads` file.

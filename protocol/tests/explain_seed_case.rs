@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use common::server::Server;
-use common::{repo_root, sextant};
+use common::{repo_root, sextant, tsv};
 use serde_json::{json, Value};
 
 const SEED_MODEL: &str = r#"{"name":"seed case","mode":"different_tids","chained":true,"start":{"name":"sched_process_exit"},"end":{"name":"sched_process_exit"},"threads":{"process":"^rt_worker$"}}"#;
@@ -37,24 +37,6 @@ fn run_json(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
-
-/// Rows of a ground-truth TSV (header first, `#` comments skipped).
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).expect("ground truth");
-    let mut lines = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty());
-    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
 }
 
 struct Truth {
