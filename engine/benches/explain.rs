@@ -174,6 +174,7 @@ fn main() {
     drop(graph);
     let req = Request {
         tid,
+        start_tid: None,
         start,
         end,
         replay_ns: REPLAY_NS,

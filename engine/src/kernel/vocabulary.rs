@@ -92,12 +92,17 @@ pub fn kind_of(canonical: &str) -> Kind {
 /// The canonical names of a class's payload fields, in order. perf and ftrace
 /// say `pid` where LTTng says `tid` (the kernel's pid *is* the thread id);
 /// LTTng's fork also has `parent_pid`, the process id, so a `…pid` is renamed
-/// only when the class has no `…tid` of the same prefix.
+/// only when the class has no `…tid` of the same prefix. ftrace text prints
+/// a fork's parent as `comm=… pid=…` (the tracepoint's format string), not
+/// under its field names `parent_comm`, `parent_pid`.
 pub fn canonical_fields(tracer: Tracer, kind: Kind, raw: &[&str]) -> Vec<Box<str>> {
     raw.iter()
         .map(|f| {
             let renamed = match (tracer, kind) {
                 (Tracer::Lttng, _) | (_, Kind::Other) => None,
+                (Tracer::Ftrace, Kind::SchedProcessFork) if matches!(*f, "pid" | "comm") => {
+                    Some(format!("parent_{}", f.replace("pid", "tid")))
+                }
                 _ => f.strip_suffix("pid").map(|prefix| format!("{prefix}tid")),
             };
             match renamed {
@@ -189,6 +194,17 @@ mod tests {
             &["parent_pid", "child_pid"],
         );
         assert_eq!((&*ft[0], &*ft[1]), ("parent_tid", "child_tid"));
+        // As kernel 6.x ftrace prints it.
+        let ft = canonical_fields(
+            Tracer::Ftrace,
+            Kind::SchedProcessFork,
+            &["comm", "pid", "child_comm", "child_pid"],
+        );
+        let names: Vec<&str> = ft.iter().map(|f| &**f).collect();
+        assert_eq!(
+            names,
+            ["parent_comm", "parent_tid", "child_comm", "child_tid"]
+        );
         let other = canonical_fields(Tracer::Perf, Kind::Other, &["pid"]);
         assert_eq!(&*other[0], "pid");
     }

@@ -92,15 +92,18 @@ pub fn pick(executions: &Executions, which: Which) -> std::result::Result<&Execu
     })
 }
 
-/// What to read for `x`: its thread over its range, after `replay_ns`.
+/// What to read for `x`: its range, after `replay_ns`. The path is walked
+/// back from the thread the execution ends on; the thread it started on
+/// (another one for different-TIDs executions) is tied to it.
 pub fn request_for(x: &Execution, cpus: Option<Vec<u32>>, replay_ns: i64) -> explain::Request {
     explain::Request {
-        tid: x.tid,
+        tid: x.end_tid,
+        start_tid: Some(x.start_tid),
         start: x.start,
         end: x.end,
         replay_ns,
         cpus,
-        prio: x.prio,
+        prio: if x.tid == x.end_tid { x.prio } else { None },
     }
 }
 
@@ -354,6 +357,7 @@ impl Service {
             Subject::Thread { tid, start, end } => {
                 let req = explain::Request {
                     tid: *tid,
+                    start_tid: None,
                     start: *start,
                     end: *end,
                     replay_ns: asked.replay_ns,
