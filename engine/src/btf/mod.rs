@@ -4,12 +4,19 @@
 //! runnable, a semaphore, ...).
 //!
 //! reader (`reader`, `header`, `row`, `time`: the file, row by row, times in
-//! ns).
+//! ns); the state machines `process`, `runnable`, `semaphore`, `os`, with
+//! the writers' spellings in `names` and the event classes in `classes`.
 
+pub mod classes;
 mod error;
 pub mod header;
+pub mod names;
+pub mod os;
+pub mod process;
 pub mod reader;
 pub mod row;
+pub mod runnable;
+pub mod semaphore;
 pub mod time;
 
 pub use error::BtfError;
