@@ -4,12 +4,16 @@
 //! runnable, a semaphore, ...).
 //!
 //! reader (`reader`, `header`, `row`, `time`: the file, row by row, times in
-//! ns); the state machines `process`, `runnable`, `semaphore`, `os`, with
-//! the writers' spellings in `names` and the event classes in `classes`.
+//! ns) → model (`model` over the state machines `process`, `runnable`,
+//! `semaphore`, `os`, with the writers' spellings in `names`) → source
+//! (`source`: rows plus the canonical scheduling events they amount to, for
+//! the kernel model and every analysis).
 
 pub mod classes;
 mod error;
 pub mod header;
+pub mod instances;
+pub mod model;
 pub mod names;
 pub mod os;
 pub mod process;
@@ -17,10 +21,12 @@ pub mod reader;
 pub mod row;
 pub mod runnable;
 pub mod semaphore;
+pub mod source;
 pub mod time;
 
 pub use error::BtfError;
 pub use reader::{BtfReader, Options};
+pub use source::BtfSource;
 
 /// Whether the start of a file looks like BTF: a `#version` (or another
 /// BTF meta line) first, or, without a header, rows of at least seven

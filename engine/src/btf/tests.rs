@@ -4,6 +4,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::reader::{BtfReader, Options};
+use super::source::BtfSource;
+use crate::event::{Event, EventSource};
+use crate::value::{Scalar, Sink};
 
 /// A file with `text` in the system's temporary directory, removed on drop.
 pub(crate) struct TempFile(pub PathBuf);
@@ -317,4 +320,158 @@ fn seek_equals_the_tail_of_a_full_read() {
     ] {
         check_seeks(&shared.join(name));
     }
+}
+
+/// (time, name, cpu, thread, fields as text) of every event of a source.
+fn events(path: &std::path::Path) -> Vec<(i64, String, Option<u32>, Option<i64>, String)> {
+    struct Text(String);
+    impl<'d> Sink<'d> for Text {
+        fn scalar(&mut self, name: Option<&str>, v: Scalar<'d>) {
+            let v = match v {
+                Scalar::Signed(i) => i.to_string(),
+                Scalar::Unsigned(u) => u.to_string(),
+                Scalar::Float(f) => f.to_string(),
+                Scalar::Str(s) => String::from_utf8_lossy(s).into_owned(),
+            };
+            if !self.0.is_empty() {
+                self.0.push(' ');
+            }
+            self.0.push_str(&format!("{}={v}", name.unwrap_or("")));
+        }
+        fn open(&mut self, _: Option<&str>, _: bool) {}
+        fn close(&mut self, _: bool) {}
+    }
+    let mut s = BtfSource::open(path, Options::default()).unwrap();
+    let mut out = Vec::new();
+    while s.advance().unwrap() {
+        let e = s.event().unwrap();
+        let mut t = Text(String::new());
+        e.visit_fields(&mut t).unwrap();
+        out.push((e.ts(), e.name().to_string(), e.cpu(), e.thread(), t.0));
+    }
+    out
+}
+
+#[test]
+fn a_task_instance_becomes_scheduling_events() {
+    let text = "#version 2.2\n#timeScale ns\n\
+        0,SIM,-1,STI,TIMER,0,trigger\n\
+        0,TIMER,0,T,TASK,0,activate\n\
+        100,Core_1,0,T,TASK,0,start\n\
+        100,TASK,0,R,FUNC,0,start\n\
+        200,TASK,0,R,FUNC,0,suspend\n\
+        200,Core_1,0,T,TASK,0,preempt\n\
+        300,Core_2,0,T,TASK,0,resume\n\
+        300,TASK,0,R,FUNC,0,resume\n\
+        400,Core_2,0,T,TASK,0,wait\n\
+        500,Core_2,0,T,TASK,0,release\n\
+        600,Core_2,0,T,TASK,0,resume\n\
+        700,TASK,0,R,FUNC,0,terminate\n\
+        700,Core_2,0,T,TASK,0,terminate\n";
+    let f = TempFile::new("instance.btf", text.as_bytes());
+    let tid = super::names::hashed_id(b"TASK");
+    let got = events(&f.0);
+    let names: Vec<(i64, &str, Option<u32>)> =
+        got.iter().map(|e| (e.0, e.1.as_str(), e.2)).collect();
+    assert_eq!(
+        names,
+        [
+            (0, "STI_trigger", None),
+            (0, "btf:sched_wakeup_new", None),
+            (0, "T_activate", None),
+            (100, "btf:sched_switch", Some(1)),
+            (100, "T_start", Some(1)),
+            (100, "R_start", Some(1)),
+            (200, "R_suspend", Some(1)),
+            (200, "T_preempt", Some(1)),
+            (200, "btf:sched_switch", Some(1)),
+            (300, "btf:sched_switch", Some(2)),
+            (300, "T_resume", Some(2)),
+            (300, "R_resume", Some(2)),
+            (400, "T_wait", Some(2)),
+            (400, "btf:sched_switch", Some(2)),
+            (500, "btf:sched_wakeup", Some(2)),
+            (500, "T_release", None),
+            (600, "btf:sched_switch", Some(2)),
+            (600, "T_resume", Some(2)),
+            (700, "R_terminate", Some(2)),
+            (700, "T_terminate", Some(2)),
+            (700, "btf:sched_switch", Some(2)),
+        ]
+    );
+    assert_eq!(
+        got[3].4,
+        format!("prev_comm= prev_tid=0 prev_state=0 next_comm=TASK next_tid={tid}")
+    );
+    assert_eq!(
+        got[8].4,
+        format!("prev_comm=TASK prev_tid={tid} prev_state=0 next_comm= next_tid=0")
+    );
+    assert_eq!(
+        got[13].4,
+        format!("prev_comm=TASK prev_tid={tid} prev_state=1 next_comm= next_tid=0")
+    );
+    assert_eq!(
+        got[20].4,
+        format!("prev_comm=TASK prev_tid={tid} prev_state=1 next_comm= next_tid=0")
+    );
+    assert_eq!(
+        got[2].4,
+        format!("source=TIMER source_instance=0 target=TASK target_instance=0 note= tid={tid} core=-1 state=active")
+    );
+    assert_eq!(got[5].3, Some(tid), "a runnable row belongs to its task");
+    assert!(got[5].4.ends_with("core=1 state=running"), "{}", got[5].4);
+    assert!(got[6].4.ends_with("state=suspended"), "{}", got[6].4);
+}
+
+#[test]
+fn freertos_spelling_and_priorities() {
+    let text = "#version 2.2.0\n#timeScale us\n\
+        1,Core_0,0,C,Core_0,0,set_frequency,20000000\n\
+        1,Core_0,0,T,[0/0001]Runner,0,preempt,create pri:4\n\
+        2,Core_0,0,T,[0/0002]IDLE0,0,preempt,create pri:0\n\
+        3,[0/0000],0,T,[0/0002]IDLE0,0,resume,\n\
+        4,Core_0,0,T,[0/0002]IDLE0,0,preempt,\n\
+        5,[0/0002]IDLE0,0,T,[0/0001]Runner,0,resume,\n\
+        6,Core_1,0,T,[1/0003]IDLE1,0,preempt,\n\
+        7,[1/0003]IDLE1,0,T,[1/0002]IDLE0,0,resume,\n\
+        8,Core_0,0,STI,sem,0,trigger,take 0x1\n";
+    let f = TempFile::new("freertos.btf", text.as_bytes());
+    let got = events(&f.0);
+    let names: Vec<(i64, &str, Option<u32>, Option<i64>)> = got
+        .iter()
+        .map(|e| (e.0 / 1000, e.1.as_str(), e.2, e.3))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (1, "C_set_frequency", Some(0), None),
+            (1, "btf:sched_wakeup_new", Some(0), None),
+            (1, "T_preempt", None, Some(1)),
+            (2, "btf:sched_wakeup_new", Some(0), None),
+            (2, "T_preempt", None, Some(2)),
+            (3, "btf:sched_switch", Some(0), None),
+            (3, "T_resume", Some(0), Some(2)),
+            (4, "T_preempt", Some(0), Some(2)),
+            (4, "btf:sched_switch", Some(0), None),
+            (5, "btf:sched_switch", Some(0), None),
+            (5, "T_resume", Some(0), Some(1)),
+            // IDLE1 ran on core 1 before the trace began.
+            (6, "T_preempt", Some(1), Some(3)),
+            (6, "btf:sched_switch", Some(1), None),
+            (7, "btf:sched_switch", Some(1), None),
+            (7, "T_resume", Some(1), Some(2)),
+            (8, "STI_trigger", Some(0), None),
+        ]
+    );
+    assert_eq!(got[1].4, "comm=Runner tid=1 prio=95");
+    assert_eq!(
+        got[9].4,
+        "prev_comm= prev_tid=0 prev_state=0 next_comm=Runner next_tid=1 next_prio=95"
+    );
+    assert!(
+        got[14].4.ends_with("tid=2 core=1 state=running"),
+        "IDLE0 migrated to core 1: {}",
+        got[14].4
+    );
 }
