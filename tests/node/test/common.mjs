@@ -17,9 +17,9 @@ export const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
 
 export const sleep = ms => new Promise(r => setTimeout(r, ms));
 
-/** `sextant serve --port 0`: resolves to [child, base URL] once it listens. */
-export function startServer() {
-    const child = spawn(BIN, ['serve', '--port', '0'], {
+/** `sextant serve --port 0 ARGS`: resolves to [child, base URL] once it listens. */
+export function startServer(args = []) {
+    const child = spawn(BIN, ['serve', '--port', '0', ...args], {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
     });
