@@ -508,13 +508,27 @@ fn task_instances_measure_every_state() {
     };
     let times = |x: &crate::analysis::executions::Execution| {
         let b = x.btf.as_ref().unwrap();
-        (b.active, b.ready, b.running, b.polling, b.waiting, b.parking, b.migrations)
+        (
+            b.active,
+            b.ready,
+            b.running,
+            b.polling,
+            b.waiting,
+            b.parking,
+            b.migrations,
+        )
     };
     assert_eq!((a0.start, a0.end, a0.cpus.clone()), (0, 130, vec![0, 1]));
     assert_eq!(times(a0), (10, 25, 65, 10, 10, 10, 1));
-    assert_eq!((a0.running, a0.preempted, a0.waiting, a0.blocked), (75, 5, 30, 20));
+    assert_eq!(
+        (a0.running, a0.preempted, a0.waiting, a0.blocked),
+        (75, 5, 30, 20)
+    );
     assert_eq!(a0.btf.as_ref().unwrap().instance, 0);
-    assert_eq!((a1.start, a1.end, a1.running, a1.waiting), (65, 150, 10, 75));
+    assert_eq!(
+        (a1.start, a1.end, a1.running, a1.waiting),
+        (65, 150, 10, 75)
+    );
     assert_eq!(times(a1), (75, 0, 10, 0, 0, 0, 0));
     // R1 [10, 120] holds R2 [20, 110].
     let [r1] = &a0.nested[..] else {
@@ -522,7 +536,10 @@ fn task_instances_measure_every_state() {
     };
     assert_eq!((r1.start, r1.end), (10, 120));
     assert_eq!(r1.btf.as_ref().unwrap().entity, "R1");
-    assert_eq!((r1.running, r1.preempted, r1.waiting, r1.blocked), (65, 5, 20, 20));
+    assert_eq!(
+        (r1.running, r1.preempted, r1.waiting, r1.blocked),
+        (65, 5, 20, 20)
+    );
     let [r2] = &r1.nested[..] else {
         panic!("{:#?}", r1.nested);
     };
