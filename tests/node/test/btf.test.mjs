@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BIN, ROOT, model, poll, sleep, startServer } from './common.mjs';
+import { BIN, ROOT, model, poll, sleep, startServer, stopServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
@@ -60,13 +60,7 @@ describe('BTF traces in the viewer', { skip: !existsSync(FREERTOS) && 'no ../sha
         client = new HttpTspClient(url);
     });
 
-    after(async () => {
-        if (server && server.exitCode === null && server.signalCode === null) {
-            const exited = new Promise(r => server.once('exit', r));
-            server.kill('SIGTERM');
-            await exited;
-        }
-    });
+    after(() => stopServer(server));
 
     it('task status of the FreeRTOS 4-core trace equals the running preset', async () => {
         const exp = await openExperiment(client, 'freertos-4cores', FREERTOS);

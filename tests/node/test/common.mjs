@@ -40,6 +40,17 @@ export function startServer(args = []) {
     });
 }
 
+/** Stops a server startServer started (SIGKILL if SIGTERM is not enough in 5 s). */
+export async function stopServer(child) {
+    if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise(r => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+    }
+}
+
 /** The model of a successful response (fails the test otherwise). */
 export function model(resp, what) {
     assert.ok(resp.isOk(), `${what}: ${resp.getStatusCode()} ${resp.getText()}`);
