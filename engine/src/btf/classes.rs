@@ -32,10 +32,13 @@ pub struct Class {
     pub kind: ClassKind,
 }
 
+/// Class ids of one target type, by action.
+type ByAction = HashMap<Box<[u8]>, u32>;
+
 /// Classes by (type, action), numbered from 0 in order of appearance.
 #[derive(Debug, Default)]
 pub struct Classes {
-    by_type: HashMap<Box<[u8]>, HashMap<Box<[u8]>, u32>>,
+    by_type: HashMap<Box<[u8]>, ByAction>,
     classes: Vec<Class>,
 }
 

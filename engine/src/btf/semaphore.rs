@@ -163,11 +163,7 @@ impl Semaphore {
                     self.owners.push(p);
                 }
             }
-            SemAction::Waiting => {
-                if !self.waiters.contains(&p) {
-                    self.waiters.push(p);
-                }
-            }
+            SemAction::Waiting if !self.waiters.contains(&p) => self.waiters.push(p),
             SemAction::Released => self.owners.retain(|o| *o != p),
             SemAction::Increment => self.count = Some(self.count.unwrap_or(0) + 1),
             SemAction::Decrement => self.count = Some(self.count.unwrap_or(0) - 1),

@@ -30,10 +30,10 @@ impl Drop for TempFile {
     }
 }
 
-fn rows(
-    path: &std::path::Path,
-    options: Options,
-) -> Result<Vec<(i64, String, String, String)>, String> {
+/// (time, target, action, note) of a row.
+type RowText = (i64, String, String, String);
+
+fn rows(path: &std::path::Path, options: Options) -> Result<Vec<RowText>, String> {
     let mut r = BtfReader::open(path, options).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     while r.advance().map_err(|e| e.to_string())? {
@@ -104,13 +104,7 @@ fn time_scales_comments_notes_and_unknown_meta() {
 
 /// `(line, column, message)` of the error reading `text`, and what
 /// `--lenient` makes of it.
-fn error_of(
-    text: &[u8],
-) -> (
-    String,
-    Result<Vec<(i64, String, String, String)>, String>,
-    Vec<String>,
-) {
+fn error_of(text: &[u8]) -> (String, Result<Vec<RowText>, String>, Vec<String>) {
     let f = TempFile::new("bad.btf", text);
     let strict = rows(&f.0, Options::default()).unwrap_err();
     let lenient = Options { lenient: true };
@@ -322,8 +316,11 @@ fn seek_equals_the_tail_of_a_full_read() {
     }
 }
 
-/// (time, name, cpu, thread, fields as text) of every event of a source.
-fn events(path: &std::path::Path) -> Vec<(i64, String, Option<u32>, Option<i64>, String)> {
+/// (time, name, cpu, thread, fields as text) of an event.
+type EventText = (i64, String, Option<u32>, Option<i64>, String);
+
+/// Every event of a source.
+fn events(path: &std::path::Path) -> Vec<EventText> {
     struct Text(String);
     impl<'d> Sink<'d> for Text {
         fn scalar(&mut self, name: Option<&str>, v: Scalar<'d>) {
