@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md at the repository root for the layers and invariants.
 
 pub mod analysis;
+pub mod btf;
 pub mod capture;
 pub mod ctf;
 pub mod event;

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::model::{EventPattern, ExecutionModel, Mode, NestedModel, Preset, ThreadFilter};
 use super::stats::{self, Stats};
+use crate::btf::instances::{InstanceTimes, Instances};
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;
@@ -45,6 +46,9 @@ pub struct Execution {
     pub deadline_miss: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nested: Vec<Execution>,
+    /// A BTF task or runnable instance: its process-state times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btf: Option<InstanceTimes>,
 }
 
 /// What an analysis looks for.
@@ -136,6 +140,8 @@ struct Active {
 pub struct ExecutionAnalysis {
     target: Target,
     machines: Machines,
+    /// BTF task instances (the `task-instance` preset).
+    instances: Option<Instances>,
 }
 
 /// The matching state, apart from the (read-only) target.
@@ -171,8 +177,11 @@ impl ExecutionAnalysis {
                 }
             }
         }
+        let instances =
+            matches!(target, Target::States(Preset::TaskInstance, _)).then(Instances::default);
         ExecutionAnalysis {
             target,
+            instances,
             machines: Machines {
                 names,
                 active: HashMap::default(),
@@ -196,10 +205,11 @@ impl ExecutionAnalysis {
             e.index = i;
             e.deadline_miss = deadline.map(|d| e.duration > d);
         }
+        let live = self.instances.map_or(0, |i| i.incomplete());
         Executions {
             name,
             executions,
-            incomplete: m.incomplete + m.active.len() as u64,
+            incomplete: m.incomplete + m.active.len() as u64 + live,
             deadline,
         }
     }
@@ -257,6 +267,7 @@ fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> E
         prio: measured.and_then(|t| t.prio_at(ts)).or(a.prio),
         deadline_miss: None,
         nested: a.nested,
+        btf: None,
     }
 }
 
@@ -465,6 +476,7 @@ impl Machines {
                 prio: t.prio_at(tr.from_since),
                 deadline_miss: None,
                 nested: Vec::new(),
+                btf: None,
             });
         }
         if preset == Preset::WholeThread {
@@ -498,10 +510,11 @@ fn whole(t: &crate::kernel::model::Thread, end: i64) -> Execution {
         prio: t.prio_at(t.first_seen),
         deadline_miss: None,
         nested: Vec::new(),
+        btf: None,
     }
 }
 
-fn cpu_bit(cpu: u32) -> u64 {
+pub(crate) fn cpu_bit(cpu: u32) -> u64 {
     if cpu < 64 {
         1 << cpu
     } else {
@@ -532,6 +545,7 @@ fn accepts(p: &EventPattern, ev: &KEvent<'_>, tid: i64) -> bool {
 impl Analysis for ExecutionAnalysis {
     fn wants(&self, canonical: &str) -> bool {
         self.machines.names.iter().any(|n| n == canonical)
+            || self.instances.as_ref().is_some_and(|i| i.wants(canonical))
     }
 
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
@@ -588,7 +602,10 @@ impl Analysis for ExecutionAnalysis {
                     ),
                 }
             }
-            Target::States(p, f) => m.states(*p, f, model),
+            Target::States(p, f) => match &mut self.instances {
+                Some(i) => i.on_event(ev, model, f, &mut m.done),
+                None => m.states(*p, f, model),
+            },
         }
     }
 

@@ -990,6 +990,7 @@ pub enum Preset {
     Running,
     Blocking,
     Periodic,
+    TaskInstance,
 }
 
 const PRESETS: &[(&str, &str)] = &[
@@ -999,6 +1000,10 @@ const PRESETS: &[(&str, &str)] = &[
     (
         "periodic",
         "each job of a periodic thread: from the return of clock_nanosleep to its next call, on the same thread",
+    ),
+    (
+        "task-instance",
+        "each instance of a BTF task or ISR, from its activation to its termination, with its runnables nested",
     ),
 ];
 
@@ -1017,10 +1022,11 @@ impl Preset {
     }
 
     /// The preset as a model on `threads`; `None` for the state-based presets
-    /// (whole-thread, running, blocking), which no event sequence describes.
+    /// (whole-thread, running, blocking) and BTF task instances, which no
+    /// event sequence of one thread describes.
     pub fn model(&self, threads: ThreadFilter) -> Option<ExecutionModel> {
         match self {
-            Preset::WholeThread | Preset::Running | Preset::Blocking => None,
+            Preset::WholeThread | Preset::Running | Preset::Blocking | Preset::TaskInstance => None,
             Preset::Periodic => Some(ExecutionModel {
                 name: self.name().to_string(),
                 description: Some(self.description().to_string()),
@@ -1044,11 +1050,12 @@ impl FromStr for Preset {
     type Err = ModelError;
 
     fn from_str(s: &str) -> Result<Self, ModelError> {
-        const ALL: [Preset; 4] = [
+        const ALL: [Preset; 5] = [
             Preset::WholeThread,
             Preset::Running,
             Preset::Blocking,
             Preset::Periodic,
+            Preset::TaskInstance,
         ];
         ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
             let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
@@ -1294,9 +1301,14 @@ mod tests {
         }
         assert_eq!(
             "periodc".parse::<Preset>().unwrap_err().to_string(),
-            "preset: unknown preset \"periodc\", expected one of whole-thread, running, blocking, periodic"
+            "preset: unknown preset \"periodc\", expected one of whole-thread, running, blocking, periodic, task-instance"
         );
-        for p in [Preset::WholeThread, Preset::Running, Preset::Blocking] {
+        for p in [
+            Preset::WholeThread,
+            Preset::Running,
+            Preset::Blocking,
+            Preset::TaskInstance,
+        ] {
             assert!(p.model(ThreadFilter::default()).is_none());
         }
         let threads = ThreadFilter {

@@ -13,7 +13,7 @@ use sextant_engine::analysis::stats::Stats;
 use sextant_engine::event::EventSource;
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass::{self, PassSummary};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::WithSource;
 
 use super::progress::Progress;
 use super::AnalyzeFormat;
@@ -21,10 +21,15 @@ use super::AnalyzeFormat;
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
     #[command(flatten)]
     pub what: TargetArgs,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     /// Order: duration, running, preempted, blocked, waiting, start.
     #[arg(long, default_value = "duration")]
     pub sort: SortKey,
@@ -42,7 +47,7 @@ pub struct TargetArgs {
     /// Execution model: a JSON file, or the JSON itself.
     #[arg(long)]
     pub model: Option<String>,
-    /// Ready-made model: whole-thread, running, blocking, periodic.
+    /// Ready-made model: whole-thread, running, blocking, periodic, task-instance.
     #[arg(long)]
     pub preset: Option<String>,
     /// With --preset: only these threads.
@@ -60,7 +65,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     } else {
         AnalyzeFormat::Json
     });
-    let (executions, summary, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    let (executions, summary, warnings) =
+        super::open_trace(&req.trace, req.lenient)?.with(Analyze { target })?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }

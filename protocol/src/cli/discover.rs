@@ -14,7 +14,7 @@ use sextant_engine::event::EventSource;
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass;
 use sextant_engine::kernel::vocabulary::canonical_event;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::WithSource;
 
 use super::progress::Progress;
 
@@ -30,8 +30,13 @@ pub enum Format {
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("threads").required(true).multiple(true).args(["tids", "process"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     /// The thread to mine (repeatable: each thread is its own sequence).
     #[arg(long = "tid")]
     pub tids: Vec<i64>,
@@ -94,7 +99,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         filter: filter.clone(),
         max_events: req.max_events,
     };
-    let (seqs, warnings) = AnyReader::open(&req.trace)?.with(collect)?;
+    let (seqs, warnings) = super::open_trace(&req.trace, req.lenient)?.with(collect)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }

@@ -14,7 +14,7 @@ use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
 use sextant_engine::analysis::explain::{self, human, Explanation};
-use sextant_engine::reader::AnyReader;
+use sextant_engine::reader::OpenOptions;
 
 use super::analyze::{self, Analyze};
 use super::progress::Progress;
@@ -32,8 +32,13 @@ pub enum ExplainFormat {
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["execution", "longest"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     #[command(flatten)]
     pub what: analyze::TargetArgs,
     /// The execution to explain: its index (as `analyze` lists them).
@@ -58,7 +63,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
     let target = req.what.target()?;
-    let (executions, _, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    let (executions, _, warnings) =
+        super::open_trace(&req.trace, req.lenient)?.with(Analyze { target })?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -73,7 +79,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         (req.replay_ms * 1e6) as i64,
     );
     let mut bar: Option<Progress> = None;
-    let explanation = explain_trace(&req.trace, &request, |done, total| {
+    let options = OpenOptions {
+        lenient: req.lenient,
+    };
+    let explanation = explain_trace(&req.trace, options, &request, |done, total| {
         bar.get_or_insert_with(|| Progress::bytes(total, "explaining"))
             .set(done)
     });

@@ -930,6 +930,7 @@ mod tests {
             prio: None,
             deadline_miss: None,
             nested: vec![],
+            btf: None,
         };
         let row = relative_row(&[Arc::new(ix)], 0, &x);
         assert_eq!(

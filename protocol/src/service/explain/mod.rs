@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::executions::{Execution, Executions, SortKey, Target};
 use sextant_engine::analysis::explain::{self, Diagnosis, Explanation};
 use sextant_engine::event::EventSource;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::{AnyReader, OpenOptions, WithSource};
 use uuid::Uuid;
 
 use super::config::{self, Configured, DerivedKind};
@@ -111,6 +111,7 @@ pub fn request_for(x: &Execution, cpus: Option<Vec<u32>>, replay_ns: i64) -> exp
 /// it; `progress` gets (bytes done, bytes total).
 pub fn explain_trace(
     path: &Path,
+    options: OpenOptions,
     req: &explain::Request,
     progress: impl FnMut(u64, u64),
 ) -> std::result::Result<Explanation, String> {
@@ -125,7 +126,7 @@ pub fn explain_trace(
             explain::explain(&mut source, self.req, self.progress).map_err(|e| e.to_string())
         }
     }
-    AnyReader::open(path)
+    AnyReader::open_with(path, options)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .with(Run { req, progress })
         .map_err(|e| format!("{}: {e}", path.display()))
@@ -303,7 +304,7 @@ impl Service {
         }
         let (trace, req) = self.explained_range(e, &asked, work)?;
         let path = &e.traces[trace].path;
-        let explanation = explain_trace(path, &req, |done, total| {
+        let explanation = explain_trace(path, OpenOptions::default(), &req, |done, total| {
             let pc = (done.min(total) * 100).checked_div(total).unwrap_or(0);
             (work.progress)(pc as u8)
         })
