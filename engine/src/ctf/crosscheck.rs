@@ -631,6 +631,20 @@ mod tests {
                         ("_filename", Ty::Str),
                     ],
                 ),
+                // A string after a 32-bit-aligned sequence with an 8-bit
+                // length: when the sequence is empty, the string starts
+                // after the sequence's alignment padding (zeros), and a
+                // reader that does not align an empty sequence reads it as
+                // "" there.
+                class(
+                    6,
+                    "seq_then_filename",
+                    vec![
+                        ("_n", Ty::Int(int(8, 8))),
+                        ("_ids", Ty::Seq(Box::new(Ty::Int(int(32, 32))), "_n".into())),
+                        ("_filename", Ty::Str),
+                    ],
+                ),
                 class(70_000, "extended_id", vec![("_v", Ty::Int(int(64, 64)))]),
             ],
             words: [
@@ -647,9 +661,13 @@ mod tests {
         }
     }
 
-    /// The three events of issue 12 (an empty `filename` where babeltrace2
-    /// 2.0.4 prints a path) in the layout they were recorded with: every path
-    /// must read back exactly what was written, empty strings included.
+    /// The layout of issue 12's trace (an empty `filename` where babeltrace2
+    /// 2.0.4 prints a path): every path must read back exactly what was
+    /// written, empty strings included. The classes the issue names decode
+    /// right even without the fixes; `seq_then_filename` shows how the old
+    /// code read a written path as "": an empty sequence left unaligned, the
+    /// string then read from the padding before it (the likely cause; the
+    /// real trace is not here to confirm it).
     #[test]
     fn arm_large_header_strings_read_back() {
         let synth = arm_spec().write(&mut Choices::Seeded(12), 2, 3, 400);
