@@ -124,7 +124,7 @@ impl Encoder<'_, '_, '_> {
                 order,
             } => {
                 let order = order.unwrap_or(self.native);
-                let x = self.ch.pick(&[0.0, -1.5, 2222.0, 3.1415, 1e16, -0.0]);
+                let x = self.ch.pick(&[0.0, -1.5, 2222.0, 1.25e-3, 1e16, -0.0]);
                 if *double {
                     w.int(f64::to_bits(x), 64, *align as u64, order);
                     Value::Float(x)
