@@ -268,8 +268,8 @@ pub fn walk<'d, S: Sink<'d>>(
     Ok(())
 }
 
-/// Elements a list may hold beyond the bits left in the packet (when they are
-/// empty structures).
+/// Elements a list may hold beyond the bits left in the packet, when they
+/// may be empty (structures without members, or of variable size).
 const MAX_EMPTY_ELEMENTS: u64 = 1 << 16;
 
 fn list<'d, S: Sink<'d>>(
@@ -284,7 +284,12 @@ fn list<'d, S: Sink<'d>>(
     // members): a count above the bits left, and above what any real trace
     // holds of empty elements, is corrupt data, not a reason to loop for a
     // long time.
-    if n > (cur.end - cur.pos).max(MAX_EMPTY_ELEMENTS) {
+    let room = cur.end - cur.pos;
+    let most = match elem.fixed_bits {
+        Some(bits) if bits > 0 => room,
+        _ => room.max(MAX_EMPTY_ELEMENTS),
+    };
+    if n > most {
         return fail(
             cur.pos,
             format!("{n} elements cannot fit in what is left of the packet"),
