@@ -406,9 +406,12 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
     );
     let diagnosis = doc["diagnosis"].as_str().unwrap();
     eprintln!("explain --longest: {diagnosis}");
+    // "rt_med2 (FIFO/RR 50) preempted rt_low (FIFO/RR 10) ... while rt_high
+    // (FIFO/RR 80) waited on it: priority inversion ..."
     assert!(
-        diagnosis.starts_with("rt_low ")
-            && diagnosis.contains(" by rt_med")
+        diagnosis.starts_with("rt_med")
+            && diagnosis.contains(" preempted rt_low (")
+            && diagnosis.contains("while rt_high (")
             && diagnosis.contains("priority inversion"),
         "{diagnosis}"
     );
