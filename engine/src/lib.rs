@@ -4,8 +4,10 @@
 
 pub mod analysis;
 pub mod ctf;
+pub mod duration;
 pub mod event;
 pub mod ftrace;
 pub mod kernel;
 pub mod reader;
+pub mod run;
 pub mod value;

@@ -10,13 +10,10 @@ use clap::ValueEnum;
 use serde_json::json;
 use sextant_engine::analysis::discovery::{self, Collector, Mined, Params, Sequences, Threshold};
 use sextant_engine::analysis::model::ThreadFilter;
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass;
 use sextant_engine::kernel::vocabulary::canonical_event;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::run::Pass;
 
-use super::progress::Progress;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -90,11 +87,12 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         time_limit: req.time_limit.map(Duration::from_millis),
         within_job: req.within_job,
     };
-    let collect = Collect {
-        filter: filter.clone(),
-        max_events: req.max_events,
-    };
-    let (seqs, warnings) = AnyReader::open(&req.trace)?.with(collect)?;
+    let mut collector = Collector::new(filter.clone(), req.max_events);
+    let warnings = progress::shown("reading", |work| {
+        Pass::new(&mut [&mut collector]).read(&req.trace, work)
+    })?
+    .warnings;
+    let seqs = collector.into_sequences();
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -133,27 +131,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
 
 fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
     super::thread_filter(&req.tids, req.process.as_deref())
-}
-
-struct Collect {
-    filter: ThreadFilter,
-    max_events: usize,
-}
-
-impl WithSource for Collect {
-    type Output = anyhow::Result<(Sequences, Vec<String>)>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let mut model = KernelModel::default();
-        let mut collector = Collector::new(self.filter, self.max_events);
-        let progress = Progress::bytes(source.progress().1, "reading");
-        let summary = pass::run(&mut source, &mut model, &mut [&mut collector], |done, _| {
-            progress.set(done)
-        });
-        progress.finish();
-        summary?;
-        Ok((collector.into_sequences(), source.warnings()))
-    }
 }
 
 fn write_model(

@@ -12,12 +12,13 @@ use clap::ValueEnum;
 use serde::Serialize;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::PathState;
-use sextant_engine::analysis::explain::{self, human, Explanation};
-use sextant_engine::reader::AnyReader;
+use sextant_engine::analysis::explain::{
+    self, explain_trace, pick, request_for, Explanation, Which,
+};
+use sextant_engine::duration::human;
 
-use super::analyze::{self, Analyze};
-use super::progress::Progress;
-use crate::service::explain::{explain_trace, pick, request_for, Which};
+use super::analyze;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -57,7 +58,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
     let target = req.what.target()?;
-    let (executions, _, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    let (executions, ran) = analyze::find(&req.trace, target)?;
+    let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -71,15 +73,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         (!req.cpus.is_empty()).then(|| req.cpus.clone()),
         (req.replay_ms * 1e6) as i64,
     );
-    let mut bar: Option<Progress> = None;
-    let explanation = explain_trace(&req.trace, &request, |done, total| {
-        bar.get_or_insert_with(|| Progress::bytes(total, "explaining"))
-            .set(done)
-    });
-    if let Some(b) = bar {
-        b.finish();
-    }
-    let explanation = explanation.map_err(anyhow::Error::msg)?;
+    let explanation = progress::shown("explaining", |work| {
+        explain_trace(&req.trace, &request, work)
+    })
+    .with_context(|| req.trace.display().to_string())?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
     } else {

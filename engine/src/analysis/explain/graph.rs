@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::kernel::model::{KEvent, KernelModel, ThreadState};
 use crate::kernel::pass::Analysis;
-use crate::kernel::vocabulary::Kind;
+use crate::kernel::vocabulary::{names, Kind};
 
 /// What was running on a CPU when it woke a thread up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -157,12 +157,12 @@ pub struct GraphBuilder {
 }
 
 const CONTEXT_EVENTS: [&str; 6] = [
-    "irq_handler_entry",
-    "irq_handler_exit",
-    "irq_softirq_entry",
-    "irq_softirq_exit",
-    "hrtimer_expire_entry",
-    "hrtimer_expire_exit",
+    names::IRQ_HANDLER_ENTRY,
+    names::IRQ_HANDLER_EXIT,
+    names::SOFTIRQ_ENTRY,
+    names::SOFTIRQ_EXIT,
+    names::HRTIMER_EXPIRE_ENTRY,
+    names::HRTIMER_EXPIRE_EXIT,
 ];
 
 impl GraphBuilder {
@@ -237,13 +237,13 @@ impl GraphBuilder {
     fn track_context(&mut self, ev: &KEvent<'_>) {
         let Some(cpu) = ev.cpu else { return };
         let entered = match ev.name {
-            "irq_handler_entry" => Some(Context::Irq {
+            names::IRQ_HANDLER_ENTRY => Some(Context::Irq {
                 irq: ev.payload.int("irq").unwrap_or(-1),
             }),
-            "irq_softirq_entry" => Some(Context::Softirq {
+            names::SOFTIRQ_ENTRY => Some(Context::Softirq {
                 vec: ev.payload.int("vec").unwrap_or(-1),
             }),
-            "hrtimer_expire_entry" => Some(Context::Timer),
+            names::HRTIMER_EXPIRE_ENTRY => Some(Context::Timer),
             _ => None,
         };
         let stack = self.context_stack(cpu);
@@ -252,8 +252,8 @@ impl GraphBuilder {
             return;
         }
         let same_kind = |c: &Context| match ev.name {
-            "irq_handler_exit" => matches!(c, Context::Irq { .. }),
-            "irq_softirq_exit" => matches!(c, Context::Softirq { .. }),
+            names::IRQ_HANDLER_EXIT => matches!(c, Context::Irq { .. }),
+            names::SOFTIRQ_EXIT => matches!(c, Context::Softirq { .. }),
             _ => matches!(c, Context::Timer),
         };
         if let Some(i) = stack.iter().rposition(same_kind) {
