@@ -230,8 +230,11 @@ impl Derived<'_> {
     }
 }
 
-/// The outputs a configuration of type `T` derives: (id prefix, maker).
-pub type Makers<T> = [(&'static str, fn(Arc<T>) -> Arc<dyn Output>)];
+/// One output a configuration of type `T` derives: (id prefix, maker).
+pub type Maker<T> = (&'static str, fn(Arc<T>) -> Arc<dyn Output>);
+
+/// The outputs a configuration of type `T` derives, in order.
+pub type Makers<T> = [Maker<T>];
 
 /// Every output of `c`, in order.
 pub fn make_all<T>(c: Arc<T>, makers: &Makers<T>) -> Vec<Arc<dyn Output>> {

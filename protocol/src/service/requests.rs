@@ -180,9 +180,8 @@ impl Service {
             configs: &self.configs,
             work,
         })?;
-        let kept = self
-            .configs
-            .insert(e.uuid, kind.type_id(), &created.id().to_string(), created);
+        let id = created.id().to_string();
+        let kept = self.configs.insert(e.uuid, kind.type_id(), &id, created);
         Ok(kept.outputs()[0].descriptor())
     }
 

@@ -27,13 +27,15 @@ use sextant_engine::analysis::model::{model_from_value, ExecutionModel};
 use sextant_engine::run::RunError;
 
 use crate::service::params::{ErrorKind, Result, ServiceError};
-use crate::service::provider::{make_all, make_one, ConfigKind, Configuration, Creation, Output};
+use crate::service::provider::{
+    make_all, make_one, ConfigKind, Configuration, Creation, Maker, Output,
+};
 use crate::service::traces::{cannot_run, uuid_of, ExperimentEntry};
 
 const SCHEMA: &str = include_str!("../../../../schemas/execution-model.schema.json");
 
 /// The outputs of one execution model, in order, by id prefix.
-const OUTPUTS: [(&str, fn(Arc<Found>) -> Arc<dyn Output>); 5] = [
+const OUTPUTS: [Maker<Found>; 5] = [
     (comparison::PREFIX, |f| Arc::new(comparison::Comparison(f))),
     (perspective::PREFIX, |f| {
         Arc::new(perspective::Perspective(f))

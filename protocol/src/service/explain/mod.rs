@@ -26,7 +26,7 @@ use sextant_engine::run::RunError;
 
 use super::executions;
 use super::params::{ErrorKind, Result, ServiceError};
-use super::provider::{make_all, make_one, ConfigKind, Configuration, Creation, Output};
+use super::provider::{make_all, make_one, ConfigKind, Configuration, Creation, Maker, Output};
 use super::traces::{cannot_run, uuid_of};
 use graphs::{Drawn, GraphOutput};
 use request::{Asked, Subject};
@@ -36,7 +36,7 @@ pub use explained::{Explained, EXPLAIN, PARENT};
 const SCHEMA: &str = include_str!("../../../../schemas/explain-request.schema.json");
 
 /// The outputs of one explanation, in order, by id prefix.
-const OUTPUTS: [(&str, fn(Arc<Explained>) -> Arc<dyn Output>); 4] = [
+const OUTPUTS: [Maker<Explained>; 4] = [
     (graphs::CRITICAL_PATH, |e| {
         Arc::new(GraphOutput(e, Drawn::CriticalPath))
     }),
