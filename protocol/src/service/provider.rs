@@ -134,6 +134,13 @@ pub fn no_styles() -> Result<Value> {
     Ok(data(json!({"styles": {}}), "COMPLETED", "Completed"))
 }
 
+/// The `arrows` answer of a time graph that draws none: none, once the
+/// request's time range is read (a malformed one is still an error).
+pub fn no_arrows(q: &Query<'_>) -> Result<Value> {
+    super::params::parameters(q.body)?.time_range()?;
+    Ok(data(json!([]), "COMPLETED", "Completed"))
+}
+
 /// The `columns` answer of a table: (name, description, data type) by id.
 pub fn columns(columns: &[(&str, &str, &str)]) -> Result<Value> {
     let columns: Vec<Value> = columns
@@ -182,9 +189,11 @@ pub trait ConfigKind: Send + Sync {
     fn type_id(&self) -> &'static str;
     /// The `ConfigurationSourceType`: id, name, description, schema.
     fn config_type(&self) -> Value;
-    /// The output that creates them (type NONE, `canCreate`).
-    fn parent(&self) -> Value;
+    /// The output that creates them (type NONE, `canCreate`): its id,
+    /// name and description.
     fn parent_id(&self) -> &'static str;
+    fn parent_name(&self) -> &'static str;
+    fn parent_description(&self) -> &'static str;
     /// What its parameters are, for the error when they are missing.
     fn parameters_hint(&self) -> &'static str;
     /// Checks the posted parameters and computes what the outputs show (or
@@ -255,7 +264,13 @@ pub struct Parent(pub Arc<dyn ConfigKind>);
 
 impl Output for Parent {
     fn descriptor(&self) -> Value {
-        self.0.parent()
+        json!({
+            "id": self.0.parent_id(),
+            "name": self.0.parent_name(),
+            "description": self.0.parent_description(),
+            "type": "NONE",
+            "capabilities": {"canCreate": true, "canDelete": false},
+        })
     }
 
     fn config_types(&self) -> Vec<Value> {

@@ -13,7 +13,7 @@ use crate::service::outputs::draw::{
     sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use crate::service::params::{self, Result, ServiceError, TimeRange};
-use crate::service::provider::{Output, Query};
+use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
 
 pub const PREFIX: &str = "sextant.executions.comparison";
@@ -156,8 +156,7 @@ impl Output for Comparison {
     }
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
-        params::parameters(q.body)?.time_range()?;
-        Ok(data(json!([]), "COMPLETED", "Completed"))
+        no_arrows(q)
     }
 
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {

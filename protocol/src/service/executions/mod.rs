@@ -126,18 +126,16 @@ impl ConfigKind for ExecutionModels {
         })
     }
 
-    fn parent(&self) -> Value {
-        json!({
-            "id": PARENT,
-            "name": "Executions",
-            "description": "Give an execution model (configuration type sextant.execution-model) to create the Comparison View, the Time Perspective and the executions table",
-            "type": "NONE",
-            "capabilities": {"canCreate": true, "canDelete": false},
-        })
-    }
-
     fn parent_id(&self) -> &'static str {
         PARENT
+    }
+
+    fn parent_name(&self) -> &'static str {
+        "Executions"
+    }
+
+    fn parent_description(&self) -> &'static str {
+        "Give an execution model (configuration type sextant.execution-model) to create the Comparison View, the Time Perspective and the executions table"
     }
 
     fn parameters_hint(&self) -> &'static str {

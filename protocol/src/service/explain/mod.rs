@@ -91,18 +91,16 @@ impl ConfigKind for Explanations {
         })
     }
 
-    fn parent(&self) -> Value {
-        json!({
-            "id": PARENT,
-            "name": "Explain",
-            "description": "Give an execution (configuration type sextant.explain) to create its critical path, complement, related threads and kernel facilities",
-            "type": "NONE",
-            "capabilities": {"canCreate": true, "canDelete": false},
-        })
-    }
-
     fn parent_id(&self) -> &'static str {
         PARENT
+    }
+
+    fn parent_name(&self) -> &'static str {
+        "Explain"
+    }
+
+    fn parent_description(&self) -> &'static str {
+        "Give an execution (configuration type sextant.explain) to create its critical path, complement, related threads and kernel facilities"
     }
 
     fn parameters_hint(&self) -> &'static str {

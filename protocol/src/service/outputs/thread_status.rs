@@ -10,7 +10,7 @@ use super::draw::{
 };
 use crate::service::index::{ThreadRow, TraceIndex};
 use crate::service::params::{self, Result, ServiceError, TimeRange};
-use crate::service::provider::{Output, Query};
+use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
 
 /// Trace Compass's id, so that clients special-casing it work.
@@ -131,8 +131,7 @@ impl Output for ThreadStatus {
     }
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
-        params::parameters(q.body)?.time_range()?;
-        Ok(data(json!([]), "COMPLETED", "Completed"))
+        no_arrows(q)
     }
 
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
