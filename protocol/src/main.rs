@@ -5,6 +5,7 @@ mod endpoints;
 mod http;
 mod jsonl;
 mod rpc;
+mod servers;
 mod service;
 mod sync;
 

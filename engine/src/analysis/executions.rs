@@ -6,6 +6,8 @@
 //! else its starting thread. Times come from the model's cumulative per-thread
 //! totals, so measuring costs two snapshots, not a walk over intervals.
 
+use std::path::Path;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
@@ -16,6 +18,7 @@ use crate::btf::instances::{InstanceTimes, Instances};
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;
+use crate::run::{Pass, RunError, Work};
 
 /// One execution found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -119,6 +122,57 @@ impl Executions {
         v.sort_by(|a, b| metric(b).cmp(&metric(a)).then(a.index.cmp(&b.index)));
         v
     }
+}
+
+/// The executions of several traces (an experiment's), merged.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// In start order, numbered again from 0.
+    pub executions: Executions,
+    /// The position in the traces given of each execution's trace, by index.
+    pub trace_of: Vec<usize>,
+}
+
+/// A trace that could not be read, by its position.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct TraceFailure {
+    pub trace: usize,
+    #[source]
+    pub error: RunError,
+}
+
+/// The executions of `target` in each trace of `paths` (one pass each, each
+/// an equal share of `work`), merged in start order (ties by end, then
+/// thread) and numbered again.
+pub fn find_in_traces(
+    paths: &[&Path],
+    target: &Target,
+    work: &Work<'_>,
+) -> Result<Merged, TraceFailure> {
+    let mut merged = ExecutionAnalysis::new(target.clone()).into_executions();
+    let mut all: Vec<(Execution, usize)> = Vec::new();
+    for (trace, path) in paths.iter().enumerate() {
+        let mut analysis = ExecutionAnalysis::new(target.clone());
+        work.part(trace, paths.len(), |w| {
+            Pass::new(&mut [&mut analysis]).read(path, w)
+        })
+        .map_err(|error| TraceFailure { trace, error })?;
+        let found = analysis.into_executions();
+        merged.incomplete += found.incomplete;
+        all.extend(found.executions.into_iter().map(|x| (x, trace)));
+    }
+    all.sort_by_key(|(x, _)| (x.start, x.end, x.tid));
+    let mut trace_of = Vec::with_capacity(all.len());
+    for (i, (mut x, trace)) in all.into_iter().enumerate() {
+        x.index = i;
+        merged.executions.push(x);
+        trace_of.push(trace);
+    }
+    Ok(Merged {
+        executions: merged,
+        trace_of,
+    })
 }
 
 /// An execution under way.

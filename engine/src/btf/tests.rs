@@ -480,8 +480,7 @@ fn freertos_spelling_and_priorities() {
 fn task_instances_measure_every_state() {
     use crate::analysis::executions::{ExecutionAnalysis, Target};
     use crate::analysis::model::{Preset, ThreadFilter};
-    use crate::kernel::model::KernelModel;
-    use crate::kernel::pass;
+    use crate::run::{Pass, Work};
 
     let text = "#version 2.2\n#timeScale ns\n\
         0,SIM,0,STI,TIM,0,trigger\n0,TIM,0,T,A,0,activate\n\
@@ -493,10 +492,11 @@ fn task_instances_measure_every_state() {
         130,Core_1,0,T,A,0,terminate\n140,Core_0,0,T,A,1,start\n150,Core_0,0,T,A,1,terminate\n";
     let f = TempFile::new("instances.btf", text.as_bytes());
     let mut source = BtfSource::open(&f.0, Options::default()).unwrap();
-    let mut model = KernelModel::default();
     let target = Target::States(Preset::TaskInstance, ThreadFilter::default());
     let mut analysis = ExecutionAnalysis::new(target);
-    pass::run(&mut source, &mut model, &mut [&mut analysis], |_, _| {}).unwrap();
+    Pass::new(&mut [&mut analysis])
+        .read_source(&mut source, &Work::none())
+        .unwrap();
     assert!(source.warnings().is_empty(), "{:?}", source.warnings());
     let found = analysis.into_executions();
     assert_eq!(found.incomplete, 0);

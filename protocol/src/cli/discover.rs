@@ -10,13 +10,11 @@ use clap::ValueEnum;
 use serde_json::json;
 use sextant_engine::analysis::discovery::{self, Collector, Mined, Params, Sequences, Threshold};
 use sextant_engine::analysis::model::ThreadFilter;
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass;
 use sextant_engine::kernel::vocabulary::canonical_event;
-use sextant_engine::reader::WithSource;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::Pass;
 
-use super::progress::Progress;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -95,11 +93,17 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         time_limit: req.time_limit.map(Duration::from_millis),
         within_job: req.within_job,
     };
-    let collect = Collect {
-        filter: filter.clone(),
-        max_events: req.max_events,
+    let mut collector = Collector::new(filter.clone(), req.max_events);
+    let options = OpenOptions {
+        lenient: req.lenient,
     };
-    let (seqs, warnings) = super::open_trace(&req.trace, req.lenient)?.with(collect)?;
+    let warnings = progress::shown("reading", |work| {
+        Pass::new(&mut [&mut collector])
+            .options(options)
+            .read(&req.trace, work)
+    })?
+    .warnings;
+    let seqs = collector.into_sequences();
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -138,27 +142,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
 
 fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
     super::thread_filter(&req.tids, req.process.as_deref())
-}
-
-struct Collect {
-    filter: ThreadFilter,
-    max_events: usize,
-}
-
-impl WithSource for Collect {
-    type Output = anyhow::Result<(Sequences, Vec<String>)>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let mut model = KernelModel::default();
-        let mut collector = Collector::new(self.filter, self.max_events);
-        let progress = Progress::bytes(source.progress().1, "reading");
-        let summary = pass::run(&mut source, &mut model, &mut [&mut collector], |done, _| {
-            progress.set(done)
-        });
-        progress.finish();
-        summary?;
-        Ok((collector.into_sequences(), source.warnings()))
-    }
 }
 
 fn write_model(

@@ -13,12 +13,14 @@ use serde::Serialize;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
-use sextant_engine::analysis::explain::{self, human, Explanation};
+use sextant_engine::analysis::explain::{
+    self, explain_trace, pick, request_for, Explanation, Which,
+};
+use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 
-use super::analyze::{self, Analyze};
-use super::progress::Progress;
-use crate::service::explain::{explain_trace, pick, request_for, Which};
+use super::analyze;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -63,8 +65,11 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
     let target = req.what.target()?;
-    let (executions, _, warnings) =
-        super::open_trace(&req.trace, req.lenient)?.with(Analyze { target })?;
+    let options = OpenOptions {
+        lenient: req.lenient,
+    };
+    let (executions, ran) = analyze::find(&req.trace, options, target)?;
+    let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -78,18 +83,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         (!req.cpus.is_empty()).then(|| req.cpus.clone()),
         (req.replay_ms * 1e6) as i64,
     );
-    let mut bar: Option<Progress> = None;
-    let options = OpenOptions {
-        lenient: req.lenient,
-    };
-    let explanation = explain_trace(&req.trace, options, &request, |done, total| {
-        bar.get_or_insert_with(|| Progress::bytes(total, "explaining"))
-            .set(done)
-    });
-    if let Some(b) = bar {
-        b.finish();
-    }
-    let explanation = explanation.map_err(anyhow::Error::msg)?;
+    let explanation = progress::shown("explaining", |work| {
+        explain_trace(&req.trace, options, &request, work)
+    })
+    .with_context(|| req.trace.display().to_string())?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
     } else {

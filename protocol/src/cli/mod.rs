@@ -1,4 +1,5 @@
-//! Command-line surface (contract in DESIGN.md): one module per subcommand.
+//! Command-line surface (the contract is README.md's command table and the
+//! schemas of the JSON outputs): one module per subcommand.
 
 mod analyze;
 mod capture;

@@ -2,15 +2,12 @@
 //! (LSP framing) and JSON-RPC over WebSocket, any of them together in one
 //! process sharing one service and one time-sync hub.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::rpc::Shared;
-use crate::service::{Config, Service};
-use crate::sync::Hub;
+use crate::servers::{self, Settings};
 
 #[derive(clap::Args)]
 pub struct Request {
@@ -34,7 +31,7 @@ pub struct Request {
     pub allow_roots: Vec<PathBuf>,
     /// Viewport answers (time-graph states, XY) kept in the LRU cache; 0
     /// turns caching off.
-    #[arg(long, value_name = "N", default_value_t = crate::service::cache::DEFAULT_ENTRIES)]
+    #[arg(long, value_name = "N", default_value_t = servers::DEFAULT_CACHE_ENTRIES)]
     pub cache_entries: usize,
 }
 
@@ -46,65 +43,12 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                 .with_context(|| format!("--allow-root {}", r.display()))?,
         );
     }
-    let service = Arc::new(Service::new(Config {
+    servers::run(Settings {
+        port: req.port,
+        stdio: req.stdio,
+        ws: req.ws,
+        bind: req.bind,
         allowed_roots: roots,
-        cache_entries: Some(req.cache_entries),
-    }));
-    let shared = Arc::new(Shared {
-        service,
-        hub: Arc::new(Hub::default()),
-    });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    runtime.block_on(async move {
-        let http_port = match (req.port, req.stdio) {
-            (Some(p), _) => Some(p),
-            (None, false) => Some(8080),
-            (None, true) => None,
-        };
-        let http = match http_port {
-            Some(port) => {
-                let addr = SocketAddr::new(req.bind, port);
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .with_context(|| format!("listening on {addr}"))?;
-                let local = listener.local_addr()?;
-                eprintln!("sextant: listening on http://{local}/tsp/api");
-                Some(tokio::spawn(crate::http::serve(
-                    listener,
-                    shared.service.clone(),
-                    shared.hub.clone(),
-                )))
-            }
-            None => None,
-        };
-        let _ws = match req.ws {
-            Some(port) => {
-                let (addr, handle) =
-                    crate::rpc::ws::start(shared.clone(), SocketAddr::new(req.bind, port))
-                        .await
-                        .with_context(|| format!("WebSocket on port {port}"))?;
-                eprintln!("sextant: WebSocket JSON-RPC on ws://{addr}");
-                Some(handle)
-            }
-            None => None,
-        };
-        if req.stdio {
-            let ended =
-                crate::rpc::stdio::serve(shared.clone(), tokio::io::stdin(), tokio::io::stdout())
-                    .await
-                    .context("serving stdio")?;
-            // The sidecar lives as long as its parent's session: the other
-            // transports and any indexing still running end with it.
-            shared.hub.close();
-            std::process::exit(ended.exit_code());
-        }
-        match http {
-            Some(h) => h.await.context("the HTTP server")?.context("serving HTTP"),
-            // Only with --stdio, which ended above.
-            None => Ok(()),
-        }
+        cache_entries: req.cache_entries,
     })
 }

@@ -1,5 +1,5 @@
 // `sextant serve` driven by the real tsp-typescript-client 0.9.0, replaying
-// the VS Code Trace Viewer's call sequence (../shared/notes/TSP.md) on
+// the VS Code Trace Viewer's call sequence (docs/tsp-clients.md) on
 // fixtures/scenario-a/ctf and checking values against `sextant dump`.
 //
 // The server is the release binary (`cargo build --release` first), started

@@ -453,7 +453,7 @@ impl Accumulator {
 
 /// A cause in words.
 fn words(c: &Cause, cost: i64) -> String {
-    let d = super::human(cost);
+    let d = crate::duration::human(cost);
     let cpu = |c: &Option<u32>| c.map_or("its CPU".to_string(), |c| format!("CPU {c}"));
     match c {
         Cause::Preemption { by, of, waiting } => {
@@ -522,7 +522,7 @@ fn words(c: &Cause, cost: i64) -> String {
             armed_late,
             ran,
         } => {
-            let late = super::human(*late);
+            let late = crate::duration::human(*late);
             if *armed_late {
                 format!(
                     "{}'s timer fired {late} late: it was armed after its expiry ({} was late already; {d} on the path)",

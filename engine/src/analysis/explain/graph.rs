@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState};
 use crate::kernel::pass::Analysis;
 use crate::kernel::priority::{self, Policy};
-use crate::kernel::vocabulary::Kind;
+use crate::kernel::vocabulary::{names, Kind};
 
 /// What was running on a CPU when it woke a thread up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -239,12 +239,12 @@ pub struct GraphBuilder {
 }
 
 const CONTEXT_EVENTS: [&str; 6] = [
-    "irq_handler_entry",
-    "irq_handler_exit",
-    "irq_softirq_entry",
-    "irq_softirq_exit",
-    "hrtimer_expire_entry",
-    "hrtimer_expire_exit",
+    names::IRQ_HANDLER_ENTRY,
+    names::IRQ_HANDLER_EXIT,
+    names::SOFTIRQ_ENTRY,
+    names::SOFTIRQ_EXIT,
+    names::HRTIMER_EXPIRE_ENTRY,
+    names::HRTIMER_EXPIRE_EXIT,
 ];
 
 /// Other events the graph reads: timers being armed, policies, creations
@@ -355,13 +355,13 @@ impl GraphBuilder {
     fn track_context(&mut self, ev: &KEvent<'_>) {
         let Some(cpu) = ev.cpu else { return };
         let entered = match ev.name {
-            "irq_handler_entry" => Some(Context::Irq {
+            names::IRQ_HANDLER_ENTRY => Some(Context::Irq {
                 irq: ev.payload.int("irq").unwrap_or(-1),
             }),
-            "irq_softirq_entry" => Some(Context::Softirq {
+            names::SOFTIRQ_ENTRY => Some(Context::Softirq {
                 vec: ev.payload.int("vec").unwrap_or(-1),
             }),
-            "hrtimer_expire_entry" => Some(Context::Timer),
+            names::HRTIMER_EXPIRE_ENTRY => Some(Context::Timer),
             _ => None,
         };
         match ev.name {
@@ -388,8 +388,8 @@ impl GraphBuilder {
             return;
         }
         let same_kind = |c: &Context| match ev.name {
-            "irq_handler_exit" => matches!(c, Context::Irq { .. }),
-            "irq_softirq_exit" => matches!(c, Context::Softirq { .. }),
+            names::IRQ_HANDLER_EXIT => matches!(c, Context::Irq { .. }),
+            names::SOFTIRQ_EXIT => matches!(c, Context::Softirq { .. }),
             _ => matches!(c, Context::Timer),
         };
         if let Some(i) = stack.iter().rposition(same_kind) {

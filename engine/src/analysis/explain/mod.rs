@@ -5,25 +5,25 @@
 //! facilities of the range (`crate::analysis::facilities`), and the causes
 //! ranked by what they cost on the path (`diagnosis`).
 //!
-//! `explain` reads only the range: the reader seeks to a little before it
-//! (the replay, so the model knows each thread's state at the start) and the
-//! pass stops at its end.
+//! `explain_trace` (`run`) reads only the range: the reader seeks to a little
+//! before it (the replay, so the model knows each thread's state at the
+//! start) and the pass stops at its end.
 
 pub mod complement;
 pub mod diagnosis;
 pub mod graph;
 pub mod path;
 pub mod relations;
+mod run;
 
-use crate::analysis::facilities::{Facilities, FacilitiesAnalysis, Range};
-use crate::event::{EventSource, ReadError};
-use crate::kernel::model::KernelModel;
-use crate::kernel::pass::{self, PassSummary};
+use crate::analysis::facilities::Facilities;
+use crate::kernel::pass::PassSummary;
 use complement::{Complement, CpuRuns};
 pub use diagnosis::Diagnosis;
-use graph::{Graph, GraphBuilder};
+use graph::Graph;
 use path::PathPiece;
 use relations::{Edge, Relations};
+pub use run::{explain_trace, pick, request_for, Which};
 
 /// What to explain.
 #[derive(Debug, Clone)]
@@ -65,36 +65,6 @@ pub struct Explanation {
     pub prio: Option<i32>,
     /// What the range's pass read.
     pub pass: PassSummary,
-}
-
-/// Reads `req`'s range from `source` (seeking to the replay's start) and
-/// explains it.
-pub fn explain<S: EventSource>(
-    source: &mut S,
-    req: &Request,
-    progress: impl FnMut(u64, u64),
-) -> Result<Explanation, ReadError> {
-    source.seek(req.start.saturating_sub(req.replay_ns.max(0)))?;
-    let mut model = KernelModel::default();
-    let mut builder = GraphBuilder::new(req.start, req.end);
-    let mut facilities = FacilitiesAnalysis::new(Range {
-        start: req.start,
-        end: req.end,
-    });
-    let pass = pass::run_until(
-        source,
-        &mut model,
-        &mut [&mut builder, &mut facilities],
-        req.end,
-        progress,
-    )?;
-    let graph = builder.into_graph();
-    Ok(explain_graph(
-        graph,
-        facilities.into_facilities(),
-        req,
-        pass,
-    ))
 }
 
 /// The path, complement and relations of a graph already built.
@@ -153,19 +123,5 @@ impl Explanation {
             analysed: tid,
             prio: self.prio,
         })
-    }
-}
-
-/// A duration for people.
-pub fn human(ns: i64) -> String {
-    let a = ns.unsigned_abs() as f64;
-    if a < 1e3 {
-        format!("{ns} ns")
-    } else if a < 1e6 {
-        format!("{:.1} us", ns as f64 / 1e3)
-    } else if a < 1e9 {
-        format!("{:.1} ms", ns as f64 / 1e6)
-    } else {
-        format!("{:.2} s", ns as f64 / 1e9)
     }
 }

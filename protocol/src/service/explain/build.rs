@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 use sextant_engine::analysis::explain::graph::Context;
 use sextant_engine::analysis::explain::path::PathState;
-use sextant_engine::analysis::explain::{self, human, Explanation};
+use sextant_engine::analysis::explain::{self, Explanation};
+use sextant_engine::duration::human;
 use sextant_engine::kernel::model::ThreadState;
 
 /// Style keys of the complement's runners.

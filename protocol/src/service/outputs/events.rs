@@ -5,8 +5,8 @@
 //! `CHECKPOINT_EVERY` events (`index::Checkpoint`: its time, and each CPU's
 //! current thread); a request seeks the reader to the nearest checkpoint at
 //! or before the first line asked for (`EventSource::seek`, or, on a reader
-//! that cannot seek, a read from the start that skips events without decoding
-//! them) and runs the kernel model from there, so that each line gets its
+//! that cannot seek, a read from the start that steps over events without
+//! decoding them) and runs the kernel model from there, so that each line gets its
 //! thread. An experiment of several traces is their merge in time order (ties
 //! in trace order); its checkpoints are found once, on the first request, by
 //! one pass over each trace reading times only.
@@ -19,16 +19,18 @@ use std::sync::{Arc, Mutex};
 
 use regex::Regex;
 use serde_json::{json, Value};
-use sextant_engine::event::{Event, EventSource, ReadError};
+use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::{KEvent, KernelModel};
-use sextant_engine::kernel::pass::{self, Analysis};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::kernel::pass::Analysis;
+use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 use sextant_engine::value::{Scalar, Sink};
 use uuid::Uuid;
 
-use super::index::{Checkpoint, TraceIndex, CHECKPOINT_EVERY};
-use super::params::{self, ErrorKind, Result, ServiceError};
-use super::{data, ExperimentEntry, Readiness, Service};
+use crate::service::index::{Checkpoint, TraceIndex, CHECKPOINT_EVERY};
+use crate::service::params::{self, ErrorKind, Result, ServiceError};
+use crate::service::provider::{columns, no_styles, Output, Query};
+use crate::service::reply::data;
+use crate::service::traces::ExperimentEntry;
 
 /// Trace Compass's id for its events table, so that clients special-casing
 /// it work.
@@ -57,15 +59,6 @@ const MATCH_TAG: i64 = 8;
 
 /// Most lines answered at once: a request's memory is bounded by this.
 const MAX_COUNT: i64 = 65_536;
-
-pub fn descriptor() -> Value {
-    json!({
-        "id": EVENTS_TABLE,
-        "name": "Events Table",
-        "description": "Every event: time, CPU, type, thread, payload",
-        "type": "TABLE",
-    })
-}
 
 /// One line of the table.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,11 +153,10 @@ struct Collected {
     snapshot: Box<[Option<i64>]>,
 }
 
-/// A reader that passes the events from a checkpoint to the model, records
-/// the lines from `from` on, and ends after `n` of them.
-struct Window<S> {
-    inner: S,
-    /// Events to step over without handing them on (before the checkpoint).
+/// Collects the lines of a read starting at a checkpoint: steps over the
+/// `silent` events before it, records the lines from `from` on, and ends the
+/// read after `n` of them.
+struct Lines {
     silent: u64,
     /// Number of the next event in the trace.
     index: u64,
@@ -173,30 +165,24 @@ struct Window<S> {
     shared: Rc<RefCell<Collected>>,
 }
 
-impl<S: EventSource> EventSource for Window<S> {
-    type Event<'s>
-        = S::Event<'s>
-    where
-        Self: 's;
-
-    fn advance(&mut self) -> std::result::Result<bool, ReadError> {
-        while self.silent > 0 {
-            if !self.inner.advance()? {
-                return Ok(false);
-            }
+impl Tap for Lines {
+    fn event<'s, E: Event<'s>>(
+        &mut self,
+        ev: &E,
+        _: &KernelModel,
+    ) -> std::result::Result<Flow, ReadError> {
+        if self.silent > 0 {
             self.silent -= 1;
+            return Ok(Flow::Skip);
         }
         let mut shared = self.shared.borrow_mut();
         shared.pending = false;
-        if shared.rows.len() >= self.n || !self.inner.advance()? {
-            return Ok(false);
+        if shared.rows.len() >= self.n {
+            return Ok(Flow::Stop);
         }
         let i = self.index;
         self.index += 1;
         if i >= self.from {
-            let Some(ev) = self.inner.event() else {
-                return Ok(false);
-            };
             let mut contents = Contents::default();
             ev.visit_fields(&mut contents)?;
             shared.rows.push(Row {
@@ -208,19 +194,7 @@ impl<S: EventSource> EventSource for Window<S> {
             });
             shared.pending = true;
         }
-        Ok(true)
-    }
-
-    fn event(&self) -> Option<Self::Event<'_>> {
-        self.inner.event()
-    }
-
-    fn progress(&self) -> (u64, u64) {
-        self.inner.progress()
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        self.inner.warnings()
+        Ok(Flow::Apply)
     }
 }
 
@@ -253,58 +227,47 @@ impl Analysis for Attribution {
     fn finish(&mut self, _model: &KernelModel, _end: i64) {}
 }
 
-/// Reading `n` lines of one trace from event number `from`.
-struct ReadLines<'c> {
+/// `n` lines of the trace at `path` from event number `from`, starting at
+/// `checkpoint` (its event number and itself) — after a seek to its time
+/// when `seek`, else by stepping over the events before it.
+fn read_lines(
+    path: &Path,
     from: u64,
     n: usize,
-    checkpoint: Option<(u64, &'c Checkpoint)>,
-    /// Use the reader's `seek`; false after a reader refused it.
+    checkpoint: Option<(u64, &Checkpoint)>,
     seek: bool,
-}
-
-enum ReadFailure {
-    /// The reader cannot seek: read again from the start.
-    NotSeekable,
-    Error(String),
-}
-
-impl WithSource for ReadLines<'_> {
-    type Output = std::result::Result<Vec<Row>, ReadFailure>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let (start, silent, snapshot) = match self.checkpoint {
-            None => (0, 0, Box::default()),
-            Some((number, cp)) if !self.seek => (number, number, cp.cpus.clone()),
-            Some((number, cp)) => {
-                source.seek(cp.ts).map_err(|_| ReadFailure::NotSeekable)?;
-                (number, cp.skip, cp.cpus.clone())
-            }
-        };
-        let shared = Rc::new(RefCell::new(Collected {
-            rows: Vec::with_capacity(self.n.min(4096)),
-            pending: false,
-            snapshot,
-        }));
-        let mut window = Window {
-            inner: source,
-            silent,
-            index: start,
-            from: self.from,
-            n: self.n,
-            shared: shared.clone(),
-        };
-        let mut model = KernelModel::default();
-        let mut attribution = Attribution {
-            shared: shared.clone(),
-        };
-        pass::run(&mut window, &mut model, &mut [&mut attribution], |_, _| {})
-            .map_err(|e| ReadFailure::Error(e.to_string()))?;
-        drop(window);
-        drop(attribution);
-        Ok(Rc::try_unwrap(shared)
-            .map(|c| c.into_inner().rows)
-            .unwrap_or_default())
+) -> std::result::Result<Vec<Row>, RunError> {
+    let (start, silent, snapshot, seek_to) = match checkpoint {
+        None => (0, 0, Box::default(), None),
+        Some((number, cp)) if !seek => (number, number, cp.cpus.clone(), None),
+        Some((number, cp)) => (number, cp.skip, cp.cpus.clone(), Some(cp.ts)),
+    };
+    let shared = Rc::new(RefCell::new(Collected {
+        rows: Vec::with_capacity(n.min(4096)),
+        pending: false,
+        snapshot,
+    }));
+    let mut lines = Lines {
+        silent,
+        index: start,
+        from,
+        n,
+        shared: shared.clone(),
+    };
+    let mut attribution = Attribution {
+        shared: shared.clone(),
+    };
+    let mut analyses: [&mut dyn Analysis; 1] = [&mut attribution];
+    let mut pass = Pass::new(&mut analyses).tap(&mut lines);
+    if let Some(ts) = seek_to {
+        pass = pass.from(ts);
     }
+    pass.read(path, &Work::none())?;
+    drop(lines);
+    drop(attribution);
+    Ok(Rc::try_unwrap(shared)
+        .map(|c| c.into_inner().rows)
+        .unwrap_or_default())
 }
 
 /// `n` lines of the trace at `path` from its event number `from`.
@@ -317,29 +280,18 @@ fn read_trace(path: &Path, ix: &TraceIndex, from: u64, n: usize) -> Result<Vec<R
         .then(|| ix.checkpoints.get(k))
         .flatten()
         .map(|cp| (k as u64 * CHECKPOINT_EVERY, cp));
-    let fail = |m: String| {
+    let fail = |e: RunError| {
         ServiceError::new(
             ErrorKind::Internal,
             "Error reading the experiment",
-            format!("{}: {m}", path.display()),
+            format!("{}: {e}", path.display()),
         )
     };
-    let open = || AnyReader::open(path).map_err(|e| fail(e.to_string()));
-    let work = |seek| ReadLines {
-        from,
-        n,
-        checkpoint,
-        seek,
-    };
-    match open()?.with(work(true)) {
+    match read_lines(path, from, n, checkpoint, true) {
         Ok(rows) => Ok(rows),
-        // Read again from the start, skipping without decoding.
-        Err(ReadFailure::NotSeekable) => match open()?.with(work(false)) {
-            Ok(rows) => Ok(rows),
-            Err(ReadFailure::Error(m)) => Err(fail(m)),
-            Err(ReadFailure::NotSeekable) => Err(fail("the reader cannot seek".into())),
-        },
-        Err(ReadFailure::Error(m)) => Err(fail(m)),
+        // Read again from the start, stepping over what is before.
+        Err(RunError::CannotSeek(_)) => read_lines(path, from, n, checkpoint, false).map_err(fail),
+        Err(e) => Err(fail(e)),
     }
 }
 
@@ -359,27 +311,41 @@ pub struct Plans {
     plans: Mutex<HashMap<Uuid, Arc<Vec<Start>>>>,
 }
 
-/// Counts, for each time of `times` (sorted), the events earlier than it.
+/// Counts, for each time of `times` (sorted), the events earlier than it;
+/// reads times only (no event reaches the model).
 struct CountBefore<'t> {
     times: &'t [i64],
+    counts: Vec<u64>,
+    seen: u64,
 }
 
-impl WithSource for CountBefore<'_> {
-    type Output = std::result::Result<Vec<u64>, ReadError>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let mut counts = Vec::with_capacity(self.times.len());
-        let mut seen = 0u64;
-        while source.advance()? {
-            let ts = source.event().map_or(i64::MAX, |e| e.ts());
-            while counts.len() < self.times.len() && self.times[counts.len()] <= ts {
-                counts.push(seen);
-            }
-            seen += 1;
+impl Tap for CountBefore<'_> {
+    fn event<'s, E: Event<'s>>(
+        &mut self,
+        ev: &E,
+        _: &KernelModel,
+    ) -> std::result::Result<Flow, ReadError> {
+        let ts = ev.ts();
+        while self.counts.len() < self.times.len() && self.times[self.counts.len()] <= ts {
+            self.counts.push(self.seen);
         }
-        counts.resize(self.times.len(), seen);
-        Ok(counts)
+        self.seen += 1;
+        Ok(Flow::Skip)
     }
+}
+
+/// For each time of `times` (sorted), the events of the trace at `path`
+/// earlier than it.
+fn count_before(path: &Path, times: &[i64]) -> std::result::Result<Vec<u64>, RunError> {
+    let mut tap = CountBefore {
+        times,
+        counts: Vec::with_capacity(times.len()),
+        seen: 0,
+    };
+    Pass::new(&mut []).tap(&mut tap).read(path, &Work::none())?;
+    let (mut counts, seen) = (tap.counts, tap.seen);
+    counts.resize(times.len(), seen);
+    Ok(counts)
 }
 
 /// The experiment's traces with their indexes.
@@ -415,15 +381,13 @@ impl Traces<'_> {
             let counts = if ix.events == 0 {
                 vec![0; times.len()]
             } else {
-                AnyReader::open(&t.path)
-                    .and_then(|r| r.with(CountBefore { times: &times }))
-                    .map_err(|e| {
-                        ServiceError::new(
-                            ErrorKind::Internal,
-                            "Error reading the experiment",
-                            format!("{}: {e}", t.path.display()),
-                        )
-                    })?
+                count_before(&t.path, &times).map_err(|e| {
+                    ServiceError::new(
+                        ErrorKind::Internal,
+                        "Error reading the experiment",
+                        format!("{}: {e}", t.path.display()),
+                    )
+                })?
             };
             per_trace.push(counts);
         }
@@ -540,21 +504,33 @@ enum Direction {
     Previous,
 }
 
-impl Service {
-    pub fn events_columns(&self, exp: &str) -> Result<Value> {
-        self.experiment_entry(exp)?;
-        let columns: Vec<Value> = COLUMNS
-            .iter()
-            .enumerate()
-            .map(|(i, (name, description, ty))| {
-                json!({"id": i as i64, "name": name, "description": description, "type": ty})
-            })
-            .collect();
-        Ok(data(Value::Array(columns), "COMPLETED", "Completed"))
+/// The events table, and where each several-trace experiment's table merges.
+#[derive(Default)]
+pub struct EventsTable {
+    plans: Plans,
+}
+
+impl Output for EventsTable {
+    fn descriptor(&self) -> Value {
+        json!({
+            "id": EVENTS_TABLE,
+            "name": "Events Table",
+            "description": "Every event: time, CPU, type, thread, payload",
+            "type": "TABLE",
+        })
     }
 
-    pub fn events_lines(&self, exp: &str, body: &Value) -> Result<Value> {
-        let e = self.experiment_entry(exp)?;
+    fn style(&self, _: &Query<'_>) -> Result<Value> {
+        no_styles()
+    }
+
+    fn table_columns(&self, _: &Query<'_>) -> Result<Value> {
+        columns(&COLUMNS)
+    }
+
+    fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
+        let e = q.exp;
+        let body = q.body;
         let p = params::parameters(body)?;
         let index = p.opt_i64("requested_table_index")?;
         let times = p.opt_i64_array("requested_times")?;
@@ -589,32 +565,25 @@ impl Service {
             }
         };
         let empty = |size: u64, low: u64| json!({"columnIds": columns, "lowIndex": low, "size": size, "lines": []});
-        let indexes = match e.readiness() {
-            Readiness::Ready(ix) => ix,
-            Readiness::Running(m) => return Ok(data(empty(0, 0), "RUNNING", m)),
-            Readiness::Failed(m) => {
-                return Err(ServiceError::new(
-                    ErrorKind::MethodNotAllowed,
-                    "The analysis cannot run",
-                    m,
-                ))
-            }
+        let indexes = match e.indexes()? {
+            Ok(ix) => ix,
+            Err(m) => return Ok(data(empty(0, 0), "RUNNING", m)),
         };
-        let traces = Traces { entry: &e, indexes };
+        let traces = Traces { entry: e, indexes };
         let size = traces.size();
         let mut low = match (index, times.as_deref()) {
             (Some(i), _) => i as u64,
-            (None, Some([t, ..])) => traces.line_at(&self.events, *t)?,
+            (None, Some([t, ..])) => traces.line_at(&self.plans, *t)?,
             (None, _) => 0,
         };
         if let Some(dir) = direction.filter(|_| !search.0.is_empty()) {
-            match self.find(&traces, &search, low, dir)? {
+            match find(&self.plans, &traces, &search, low, dir)? {
                 Some(m) => low = m,
                 None => return Ok(data(empty(size, low), "COMPLETED", "No match")),
             }
         }
         let n = count.min(MAX_COUNT) as usize;
-        let rows = traces.lines(&self.events, low, n)?;
+        let rows = traces.lines(&self.plans, low, n)?;
         let lines: Vec<Value> = rows
             .iter()
             .enumerate()
@@ -636,43 +605,43 @@ impl Service {
             "Completed",
         ))
     }
+}
 
-    /// The first matching line from `from` on (or back).
-    fn find(
-        &self,
-        traces: &Traces<'_>,
-        search: &Search,
-        from: u64,
-        dir: Direction,
-    ) -> Result<Option<u64>> {
-        let block = CHECKPOINT_EVERY;
-        match dir {
-            Direction::Next => {
-                let mut pos = from;
-                loop {
-                    let rows = traces.lines(&self.events, pos, block as usize)?;
-                    if rows.is_empty() {
-                        return Ok(None);
-                    }
-                    if let Some(i) = rows.iter().position(|r| search.matches(r)) {
-                        return Ok(Some(pos + i as u64));
-                    }
-                    pos += rows.len() as u64;
+/// The first matching line from `from` on (or back).
+fn find(
+    plans: &Plans,
+    traces: &Traces<'_>,
+    search: &Search,
+    from: u64,
+    dir: Direction,
+) -> Result<Option<u64>> {
+    let block = CHECKPOINT_EVERY;
+    match dir {
+        Direction::Next => {
+            let mut pos = from;
+            loop {
+                let rows = traces.lines(plans, pos, block as usize)?;
+                if rows.is_empty() {
+                    return Ok(None);
                 }
+                if let Some(i) = rows.iter().position(|r| search.matches(r)) {
+                    return Ok(Some(pos + i as u64));
+                }
+                pos += rows.len() as u64;
             }
-            Direction::Previous => {
-                let mut last = from.min(traces.size().saturating_sub(1));
-                loop {
-                    let start = last.saturating_sub(block - 1);
-                    let rows = traces.lines(&self.events, start, (last - start + 1) as usize)?;
-                    if let Some(i) = rows.iter().rposition(|r| search.matches(r)) {
-                        return Ok(Some(start + i as u64));
-                    }
-                    if start == 0 {
-                        return Ok(None);
-                    }
-                    last = start - 1;
+        }
+        Direction::Previous => {
+            let mut last = from.min(traces.size().saturating_sub(1));
+            loop {
+                let start = last.saturating_sub(block - 1);
+                let rows = traces.lines(plans, start, (last - start + 1) as usize)?;
+                if let Some(i) = rows.iter().rposition(|r| search.matches(r)) {
+                    return Ok(Some(start + i as u64));
                 }
+                if start == 0 {
+                    return Ok(None);
+                }
+                last = start - 1;
             }
         }
     }

@@ -10,6 +10,11 @@ use std::collections::HashMap;
 use super::ast::*;
 use super::lexer::{Tok, Token};
 use super::MetadataError;
+use values::*;
+
+#[cfg(test)]
+mod tests;
+mod values;
 
 pub fn parse(tokens: Vec<Token>) -> Result<MetadataDecl, MetadataError> {
     let mut p = Parser {
@@ -35,15 +40,6 @@ struct Parser {
     variants: HashMap<String, TypeDecl>,
     enums: HashMap<String, TypeDecl>,
     meta: MetadataDecl,
-}
-
-/// The right-hand side of `name = value;` inside a block.
-#[derive(Debug)]
-enum Value {
-    Int(i128),
-    Str(String),
-    /// `le`, `TRUE`, `clock.monotonic.value`...
-    Path(Vec<String>),
 }
 
 impl Parser {
@@ -795,162 +791,5 @@ impl Parser {
             };
         }
         Ok(t)
-    }
-}
-
-enum Dim {
-    Fixed(u64),
-    Path(Vec<String>),
-}
-
-enum BlockValue {
-    Value(Value),
-    Type(TypeDecl),
-}
-
-/// babeltrace2 shows LTTng's `_tid` as `tid`: TSDL identifiers get a leading
-/// underscore to dodge keywords, and readers strip it.
-fn strip_underscore(name: String) -> String {
-    match name.strip_prefix('_') {
-        Some(rest) if !rest.is_empty() => rest.to_string(),
-        _ => name,
-    }
-}
-
-fn key_str(key: &[String]) -> String {
-    key.join(".")
-}
-
-fn uint(key: &[String], v: &Value, line: u32) -> Result<u64, MetadataError> {
-    match v {
-        Value::Int(i) if *i >= 0 && *i <= u64::MAX as i128 => Ok(*i as u64),
-        _ => Err(MetadataError::at(
-            line,
-            format!("`{}` must be a non-negative integer", key.join(".")),
-        )),
-    }
-}
-
-fn boolean(v: &Value, line: u32) -> Result<bool, MetadataError> {
-    match v {
-        Value::Int(i) => Ok(*i != 0),
-        Value::Path(p) if p.len() == 1 => match p[0].to_ascii_lowercase().as_str() {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            other => Err(MetadataError::at(
-                line,
-                format!("expected a boolean, found `{other}`"),
-            )),
-        },
-        _ => Err(MetadataError::at(line, "expected a boolean")),
-    }
-}
-
-fn byte_order(v: &Value, line: u32) -> Result<Option<ByteOrder>, MetadataError> {
-    match v {
-        Value::Path(p) if p.len() == 1 => match p[0].as_str() {
-            "le" => Ok(Some(ByteOrder::Little)),
-            "be" | "network" => Ok(Some(ByteOrder::Big)),
-            "native" => Ok(None),
-            other => Err(MetadataError::at(
-                line,
-                format!("unknown byte_order `{other}`"),
-            )),
-        },
-        _ => Err(MetadataError::at(line, "bad byte_order")),
-    }
-}
-
-fn encoding(v: &Value, line: u32) -> Result<Encoding, MetadataError> {
-    match v {
-        Value::Path(p) if p.len() == 1 => match p[0].to_ascii_lowercase().as_str() {
-            "none" => Ok(Encoding::None),
-            "utf8" => Ok(Encoding::Utf8),
-            "ascii" => Ok(Encoding::Ascii),
-            other => Err(MetadataError::at(
-                line,
-                format!("unknown encoding `{other}`"),
-            )),
-        },
-        _ => Err(MetadataError::at(line, "bad encoding")),
-    }
-}
-
-fn parse_uuid(s: &str) -> Option<[u8; 16]> {
-    let hex: Vec<u8> = s.bytes().filter(|b| *b != b'-').collect();
-    if hex.len() != 32 {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    for (i, pair) in hex.chunks(2).enumerate() {
-        out[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::lexer::tokenize;
-    use super::*;
-
-    fn meta(src: &str) -> MetadataDecl {
-        parse(tokenize(src).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn lttng_like_header_and_sequences() {
-        let m = meta(
-            r#"
-            typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-            typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-            typealias integer { size = 64; align = 8; signed = false; } := unsigned long;
-            typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-            trace { major = 1; minor = 8; byte_order = le;
-                    uuid = "2a1bda29-ffc3-e248-8053-81ccaf830d2f";
-                    packet.header := struct { uint32_t magic; uint8_t uuid[16]; }; };
-            clock { name = monotonic; freq = 1000000000; offset = 1361203559332331489; };
-            struct event_header_compact {
-                enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-                variant <id> { struct { uint32_t timestamp; } compact;
-                               struct { uint32_t id; unsigned long timestamp; } extended; } v;
-            } align(8);
-            stream { id = 0; event.header := struct event_header_compact; };
-            event { name = "x"; id = 3; stream_id = 0;
-                    fields := struct { uint32_t _len; uint8_t _data[_len]; unsigned long _x[2][3]; }; };
-            "#,
-        );
-        assert_eq!(m.trace.byte_order, Some(ByteOrder::Little));
-        assert_eq!(m.clocks[0].offset, 1361203559332331489);
-        let Some(TypeDecl::Struct { fields, min_align }) = &m.streams[0].event_header else {
-            panic!()
-        };
-        assert_eq!(*min_align, 8);
-        assert!(
-            matches!(&fields[1].1, TypeDecl::Variant { tag: Some(t), .. } if t == &vec!["id".to_string()])
-        );
-        let Some(TypeDecl::Struct { fields, .. }) = &m.events[0].fields else {
-            panic!()
-        };
-        assert_eq!(fields[0].0, "len");
-        assert!(
-            matches!(&fields[1].1, TypeDecl::Sequence { len, .. } if len == &vec!["len".to_string()])
-        );
-        let TypeDecl::Array { elem, len: 2 } = &fields[2].1 else {
-            panic!()
-        };
-        assert!(matches!(**elem, TypeDecl::Array { len: 3, .. }));
-    }
-
-    #[test]
-    fn errors_point_at_the_line() {
-        let e = parse(
-            tokenize("trace {\n major = 1;\n packet.header := struct { nosuch_t x; };\n};")
-                .unwrap(),
-        )
-        .unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.message.contains("nosuch_t"), "{}", e.message);
-        let e = parse(tokenize("event {\n name = \"a\"\n id = 1; };").unwrap()).unwrap_err();
-        assert_eq!(e.line, 3);
     }
 }

@@ -4,12 +4,19 @@
 //! generic range, whose samples "may represent values other than
 //! timestamps" — and `nbSamples` as the number of bins.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 use sextant_engine::analysis::executions::Execution;
 
-use super::executions::Kind;
-use super::params::{self, Result, ServiceError};
-use super::{data, Service};
+use super::found::Found;
+use crate::service::params::{self, Result, ServiceError};
+use crate::service::provider::{no_styles, Output, Query};
+use crate::service::reply::data;
+
+pub const PREFIX: &str = "sextant.executions.density";
+
+pub struct Density(pub Arc<Found>);
 
 const DEFAULT_BINS: i64 = 100;
 const MAX_BINS: i64 = 65_536;
@@ -47,11 +54,28 @@ fn histogram<'a>(bins: &[(i64, i64)], durations: impl Iterator<Item = i64> + 'a)
     counts
 }
 
-impl Service {
-    pub fn density_tree(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
-        let d = self.derived_of_kind(exp, output, Kind::Density)?;
-        if body.get("parameters").is_some() {
-            params::parameters(body)?.opt_time_range()?;
+impl Output for Density {
+    fn descriptor(&self) -> Value {
+        self.0.descriptor(
+            PREFIX,
+            "Duration density",
+            "Number of executions per duration range",
+            "TREE_GENERIC_XY",
+        )
+    }
+
+    fn style(&self, _: &Query<'_>) -> Result<Value> {
+        no_styles()
+    }
+
+    fn annotation_categories(&self, _: &Query<'_>) -> Result<Value> {
+        self.0.annotation_categories()
+    }
+
+    fn generic_xy_tree(&self, q: &Query<'_>) -> Result<Value> {
+        let d = &self.0.merged;
+        if q.body.get("parameters").is_some() {
+            params::parameters(q.body)?.opt_time_range()?;
         }
         let mut entries = vec![
             json!({"id": 0, "parentId": -1, "labels": [d.executions.name], "hasData": false}),
@@ -69,9 +93,9 @@ impl Service {
 
     /// Bins over the requested durations, clipped to the durations found
     /// (`{"start": 0, "end": 9223372036854775807}` is "all of them").
-    pub fn density_xy(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
-        let d = self.derived_of_kind(exp, output, Kind::Density)?;
-        let p = params::parameters(body)?;
+    fn generic_xy(&self, q: &Query<'_>) -> Result<Value> {
+        let d = &self.0.merged;
+        let p = params::parameters(q.body)?;
         let r = p.obj("requested_timerange")?;
         let (start, end) = (r.i64("start")?, r.i64("end")?);
         if end < start {
