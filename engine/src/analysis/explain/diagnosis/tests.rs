@@ -130,7 +130,7 @@ fn the_rogue_is_named_first_with_user_priorities() {
     let d = diagnose_end(&g, 1, 0, 3100);
     assert_eq!(
         d.text,
-        "rt_rogue (FIFO/RR 70) kept rt_timer (FIFO/RR 60) waiting for a CPU for 3.0 us"
+        "rt_rogue (FIFO/RR 70) kept rt_timer (FIFO/RR 60) waiting for a CPU for 3.000 us"
     );
     assert!(!d.inversion);
     let got: Vec<(&str, i64, bool)> = d
@@ -222,7 +222,7 @@ fn an_undisturbed_execution_blames_nobody() {
     let d = diagnose_end(&g, 2, 0, 300 * US);
     assert_eq!(
         d.text,
-        "bg_batch (nice 5) kept CPU 1 for 220.0 us after rt_timer (FIFO/RR 60), of higher priority, could run"
+        "bg_batch (nice 5) kept CPU 1 for 220.000 us after rt_timer (FIFO/RR 60), of higher priority, could run"
     );
 }
 
@@ -261,10 +261,10 @@ fn a_late_timer_is_a_cause_of_its_own() {
     let d = diagnose_end(&g, 2, 0, 2600 * US);
     assert_eq!(
         d.text,
-        "rt_timer's timer fired 2.4 ms late: CPU 1 ran rt_rogue (FIFO/RR 70) (2.4 ms on the path)"
+        "rt_timer's timer fired 2.400 ms late: CPU 1 ran rt_rogue (FIFO/RR 70) (2.400 ms on the path)"
     );
     assert_eq!(d.causes[0].cost, 2400 * US);
-    assert_eq!(d.causes[2].text, "rt_timer waited 100.0 us for its timer");
+    assert_eq!(d.causes[2].text, "rt_timer waited 100.000 us for its timer");
     // Armed after its expiry: the lateness was the thread's own.
     let l = g.lines.get_mut(&2).unwrap();
     l.wakeups[0].timer = fire(100 * US, 2500 * US, 2400 * US);
