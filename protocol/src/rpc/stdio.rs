@@ -362,14 +362,17 @@ where
             }
             continue;
         }
+        // A notification (time sync, `$/cancelRequest`) takes effect before
+        // the next message is read: a request sent after it sees its effect,
+        // as the client expects of one ordered stream. Ours finish at once.
+        if !is_request {
+            let _ = fut.await;
+            continue;
+        }
         let out = out.clone();
         let limit = limit.clone();
         tokio::spawn(async move {
-            let _permit = if is_request {
-                limit.acquire_owned().await.ok()
-            } else {
-                None
-            };
+            let _permit = limit.acquire_owned().await.ok();
             if let Ok(Some(resp)) = fut.await {
                 let _ = out.send(encode(&serde_json::to_value(&resp).unwrap_or(Value::Null)));
             }
