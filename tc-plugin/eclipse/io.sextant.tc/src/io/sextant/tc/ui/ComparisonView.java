@@ -1,9 +1,7 @@
 package io.sextant.tc.ui;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.eclipse.jface.action.Action;
 import org.eclipse.jface.action.IToolBarManager;
@@ -39,13 +37,6 @@ public final class ComparisonView extends SextantTimeGraphView {
     public static final String DEFINE = "Define execution model...";
     public static final String DISCOVER = "Discover a model from the selected thread...";
     public static final String EXPLAIN = "Explain the selected execution";
-
-    /**
-     * Zooms still allowed after one that drew no row (see {@link #drawOrZoomAgain()}); set again by
-     * each refresh.
-     */
-    private static final int ZOOMS_AGAIN = 5;
-    private final AtomicInteger zoomsAgain = new AtomicInteger();
 
     public ComparisonView() {
         super(ID, SextantOutput.COMPARISON);
@@ -92,10 +83,8 @@ public final class ComparisonView extends SextantTimeGraphView {
         if (Thread.currentThread() instanceof ZoomThread) {
             // A zoom of this view's window finished: draw what it fetched.
             redraw();
-            TmfUiRefreshHandler.getInstance().queueUpdate(new Object(), this::drawOrZoomAgain);
             return;
         }
-        zoomsAgain.set(ZOOMS_AGAIN);
         long longest = longest();
         setStartTime(0);
         setEndTime(Math.max(1, longest + longest / 20));
@@ -112,23 +101,6 @@ public final class ComparisonView extends SextantTimeGraphView {
         }
         getTimeGraphViewer().setStartFinishTime(0, getEndTime());
         startZoomThread(0, getEndTime());
-    }
-
-    /**
-     * A zoom that ran before the rows were laid out (the viewer had none in
-     * sight) fetched no states, and nothing zooms again until the user
-     * does: the rows stayed empty about one time in two under Xvfb. Zoom
-     * again then, a few times at most (rows may truly have no states).
-     */
-    private void drawOrZoomAgain() {
-        if (getTimeGraphViewer().getControl().isDisposed()) {
-            return;
-        }
-        var rows = getTimeGraphViewer().getExpandedElements();
-        boolean drawn = Arrays.stream(rows).anyMatch(e -> e instanceof TimeGraphEntry g && g.hasZoomedEvents());
-        if (rows.length > 0 && !drawn && zoomsAgain.getAndDecrement() > 0) {
-            showAll();
-        }
     }
 
     /** Time changes made in this view are on its relative axis: they are not the trace's and are not sent. */
