@@ -50,6 +50,9 @@ export async function drawTimeGraph({ client, exp, outputId, element, chartStart
     const styleModel = await poll(() => client.fetchStyles(exp.UUID, outputId, QueryHelper.query()), `${title}: styles`);
     const tree = await poll(() => client.fetchTimeGraphTree(exp.UUID, outputId,
         QueryHelper.timeRangeQuery(exp.start, exp.end)), `${title}: tree`);
+    // The viewer asks for the annotation categories the user has checked; all, here.
+    const categories = (await poll(() => client.fetchAnnotationsCategories(exp.UUID, outputId),
+        `${title}: annotation categories`)).annotationCategories ?? [];
     const entries = displayOrder(tree.entries);
     const rowIds = entries.map(e => e.id);
     const height = Math.max(1, rowIds.length) * ROW_HEIGHT;
@@ -78,11 +81,12 @@ export async function drawTimeGraph({ client, exp, outputId, element, chartStart
     const arrowLayer = new TimeGraphChartArrows('arrows', rowController);
     const chart = new TimeGraphChart('chart', {
         rowProvider: () => ({ rowIds }),
-        dataProvider: async (range, resolution, fetchArrows, ids) => {
+        dataProvider: async (range, resolution, fetchArrows, ids, additional) => {
             inFlight++;
             try {
-                const data = await fetchData(client, exp, outputId, tree.entries, chartStart, range,
-                    Math.ceil(Number(range.end - range.start) / resolution) + 1, ids ?? rowIds, fetchArrows);
+                const data = await fetchData(client, exp, outputId, tree.entries, categories, chartStart, range,
+                    Math.ceil(Number(range.end - range.start) / resolution) + 1, ids ?? rowIds, fetchArrows,
+                    additional ?? {});
                 if (fetchArrows) {
                     arrowRequest = data.arrowRequest;
                     arrowLayer.addArrows(data.arrows, rowIds);
@@ -114,12 +118,13 @@ export async function drawTimeGraph({ client, exp, outputId, element, chartStart
  * What the viewer's data provider does for one chart request; `entries` in
  * the order the server sent them (the viewer offsets arrows by the first).
  */
-async function fetchData(client, exp, outputId, entries, chartStart, range, nbTimes, ids, fetchArrows) {
+async function fetchData(client, exp, outputId, entries, categories, chartStart, range, nbTimes, ids, fetchArrows, additional) {
     const start = chartStart + range.start;
     const end = chartStart + range.end;
     const [statesResp, annotationsResp] = await Promise.all([
-        client.fetchTimeGraphStates(exp.UUID, outputId, QueryHelper.selectionTimeRangeQuery(start, end, nbTimes, ids, {})),
-        client.fetchAnnotations(exp.UUID, outputId, QueryHelper.selectionTimeRangeQuery(start, end, nbTimes, ids, {})),
+        client.fetchTimeGraphStates(exp.UUID, outputId, QueryHelper.selectionTimeRangeQuery(start, end, nbTimes, ids, additional)),
+        client.fetchAnnotations(exp.UUID, outputId, QueryHelper.selectionTimeRangeQuery(start, end, nbTimes, ids,
+            { requested_marker_categories: categories })),
     ]);
     const perRow = new Map();
     const annotations = annotationsResp.isOk() ? annotationsResp.getModel()?.model?.annotations ?? {} : {};
