@@ -80,6 +80,7 @@ async function run() {
         const v = await drawTimeGraph({
             client, exp, outputId: THREAD_STATUS, element: body, chartStart: exp.start,
             absoluteRange: length, viewRange: { start: 0n, end: length }, title: 'thread status',
+            axisTitle: 'ms after the trace start',
         });
         return scene(v, exp.start);
     });
@@ -105,6 +106,7 @@ async function run() {
         const v = await drawTimeGraph({
             client, exp, outputId: output.id, element: body, chartStart: 0n,
             absoluteRange: length, viewRange: { start: 0n, end }, title: 'comparison',
+            axisTitle: 'ms after the execution start',
         });
         return scene(v, 0n);
     });
@@ -125,6 +127,7 @@ async function run() {
         const v = await drawTimeGraph({
             client, exp, outputId: explained.id, element: body, chartStart: exp.start,
             absoluteRange: length, viewRange: { start: 0n, end: length }, title: 'critical path',
+            axisTitle: 'ms after the trace start',
         });
         return scene(v, exp.start);
     });
@@ -139,6 +142,7 @@ async function run() {
         const v = await drawTimeGraph({
             client, exp, outputId: explained.id, element: body, chartStart: exp.start,
             absoluteRange: length, viewRange, title: 'critical path (zoomed)',
+            axisTitle: 'ms after the trace start',
         });
         return { ...scene(v, exp.start), job: extent };
     });

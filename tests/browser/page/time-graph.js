@@ -12,6 +12,7 @@ import { TimeGraphUnitController } from 'timeline-chart/lib/time-graph-unit-cont
 import { TimeGraphRowController } from 'timeline-chart/lib/time-graph-row-controller';
 import { TimeGraphChart } from 'timeline-chart/lib/layer/time-graph-chart';
 import { TimeGraphChartArrows } from 'timeline-chart/lib/layer/time-graph-chart-arrows';
+import { TimeGraphAxis } from 'timeline-chart/lib/layer/time-graph-axis';
 import { poll } from './tsp.js';
 import { colorStyle, DIMMED, numberStyle, stateStyle } from './styles.js';
 
@@ -44,9 +45,10 @@ function displayOrder(entries) {
 /**
  * Draws `outputId` into `element` and resolves once timeline-chart has drawn
  * the rows it asked for (no request in flight for `settleMs`).
- * `viewRange` is relative to `chartStart`; `absoluteRange` is the chart's length.
+ * `viewRange` is relative to `chartStart`; `absoluteRange` is the chart's length;
+ * the axis above the chart is in ms from `chartStart`, `axisTitle` beside it.
  */
-export async function drawTimeGraph({ client, exp, outputId, element, chartStart, absoluteRange, viewRange, title }) {
+export async function drawTimeGraph({ client, exp, outputId, element, chartStart, absoluteRange, viewRange, title, axisTitle }) {
     const styleModel = await poll(() => client.fetchStyles(exp.UUID, outputId, QueryHelper.query()), `${title}: styles`);
     const tree = await poll(() => client.fetchTimeGraphTree(exp.UUID, outputId,
         QueryHelper.timeRangeQuery(exp.start, exp.end)), `${title}: tree`);
@@ -66,9 +68,25 @@ export async function drawTimeGraph({ client, exp, outputId, element, chartStart
         labels.appendChild(label);
     }
     const canvas = document.createElement('canvas');
-    element.append(labels, canvas);
+    const axisCanvas = document.createElement('canvas');
+    const spacer = document.createElement('div');
+    spacer.className = 'labels';
+    spacer.textContent = axisTitle;
+    const axisRow = document.createElement('div');
+    axisRow.className = 'row';
+    axisRow.append(spacer, axisCanvas);
+    const chartRow = document.createElement('div');
+    chartRow.className = 'row';
+    chartRow.append(labels, canvas);
+    element.append(axisRow, chartRow);
 
     const unitController = new TimeGraphUnitController(absoluteRange, viewRange);
+    unitController.numberTranslator = t => `${(Number(t) / 1e6).toFixed(3)}`;
+    const axis = new TimeGraphContainer({
+        id: `${element.id}-axis`, width: CHART_WIDTH, height: 30, backgroundColor: 0xffffff,
+        forceCanvasRenderer: true,
+    }, unitController, axisCanvas);
+    axis.addLayers([new TimeGraphAxis('axis', { color: 0xffffff, lineColor: 0x000000, verticalAlign: 'bottom' })]);
     const rowController = new TimeGraphRowController(ROW_HEIGHT, height);
     const container = new TimeGraphContainer({
         id: `${element.id}-canvas`, width: CHART_WIDTH, height, backgroundColor: 0xffffff,
