@@ -86,7 +86,7 @@ describe('sextant in timeline-chart (Chromium)', () => {
             }
         }
         assert.equal(scene.error, undefined, `the page failed: ${scene.error}`);
-    });
+    }, { timeout: 300000 });
 
     after(async () => {
         await browser?.close();

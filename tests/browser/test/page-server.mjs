@@ -52,6 +52,11 @@ export async function startPageServer({ sextant, script, model }) {
             req.pipe(proxied);
             return;
         }
+        if (path === '/favicon.ico') {
+            res.writeHead(204);
+            res.end();
+            return;
+        }
         const file = files[path];
         if (!file) {
             res.writeHead(404, { 'content-type': 'text/plain' });
