@@ -5,7 +5,7 @@
 // `parameters`; `$defs`, `allOf` and the rest are dropped), and validates the
 // edited JSON with Ajv's 2020-12 dialect constructed with its defaults
 // (strict mode). Our own code, from the editor's documented behaviour.
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020.js';
 
 /** The schema the editor validates a configuration of `type` against. */
 export function editorSchema(type) {
