@@ -85,6 +85,16 @@ async function run() {
         return scene(v, exp.start);
     });
 
+    await view(out, 'threadStatusSearch', async () => {
+        const { body } = section('thread-status-search', 'Thread status, "rt_high" in the search box');
+        const v = await drawTimeGraph({
+            client, exp, outputId: THREAD_STATUS, element: body, chartStart: exp.start,
+            absoluteRange: length, viewRange: { start: 0n, end: length }, title: 'thread status (search)',
+            axisTitle: 'ms after the trace start', search: 'rt_high',
+        });
+        return scene(v, exp.start);
+    });
+
     // The execution model, through the viewer's editor, then posted.
     const types = model(await client.fetchOutputConfigurationTypes(exp.UUID, 'sextant.executions'), 'configTypes');
     const type = types.find(t => t.id === 'sextant.execution-model');

@@ -46,9 +46,12 @@ function displayOrder(entries) {
  * Draws `outputId` into `element` and resolves once timeline-chart has drawn
  * the rows it asked for (no request in flight for `settleMs`).
  * `viewRange` is relative to `chartStart`; `absoluteRange` is the chart's length;
- * the axis above the chart is in ms from `chartStart`, `axisTitle` beside it.
+ * the axis above the chart is in ms from `chartStart`, `axisTitle` beside it;
+ * `search`, when given, is then typed in the viewer's search box.
  */
-export async function drawTimeGraph({ client, exp, outputId, element, chartStart, absoluteRange, viewRange, title, axisTitle }) {
+export async function drawTimeGraph({
+    client, exp, outputId, element, chartStart, absoluteRange, viewRange, title, axisTitle, search,
+}) {
     const styleModel = await poll(() => client.fetchStyles(exp.UUID, outputId, QueryHelper.query()), `${title}: styles`);
     const tree = await poll(() => client.fetchTimeGraphTree(exp.UUID, outputId,
         QueryHelper.timeRangeQuery(exp.start, exp.end)), `${title}: tree`);
@@ -120,14 +123,22 @@ export async function drawTimeGraph({ client, exp, outputId, element, chartStart
         rowStyleProvider: () => ({ backgroundColor: 0xffffff, backgroundOpacity: 0, lineColor: 0xd3d3d3, lineThickness: 1 }),
     }, rowController);
     container.addLayers([chart, arrowLayer]);
-    chart.update();
-
-    const deadline = performance.now() + 60000;
-    while (inFlight > 0 || performance.now() - lastDone < 1500 || chart.rowComponents.size < rowIds.length) {
-        if (performance.now() > deadline) {
-            throw new Error(`${title}: timeline-chart did not settle in 60 s`);
+    const settled = async () => {
+        const deadline = performance.now() + 60000;
+        while (inFlight > 0 || performance.now() - lastDone < 1500 || chart.rowComponents.size < rowIds.length) {
+            if (performance.now() > deadline) {
+                throw new Error(`${title}: timeline-chart did not settle in 60 s`);
+            }
+            await new Promise(r => setTimeout(r, 100));
         }
-        await new Promise(r => setTimeout(r, 100));
+    };
+    chart.update();
+    await settled();
+    if (search) {
+        // What the viewer's search box does: the text under DIMMED, the chart asks again.
+        chart.updateChart({ [DIMMED]: [search] });
+        lastDone = performance.now();
+        await settled();
     }
     return { chart, arrowLayer, unitController, arrowRequest: () => arrowRequest, width: CHART_WIDTH };
 }

@@ -79,7 +79,7 @@ describe('sextant in timeline-chart (Chromium)', () => {
         writeFileSync(join(SHOTS, 'scene.json'), JSON.stringify(scene, null, 1));
         writeFileSync(join(SHOTS, 'console.txt'), logs.join('\n'));
         await tab.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
-        for (const id of ['thread-status', 'comparison', 'density', 'critical-path', 'critical-path-zoomed']) {
+        for (const id of ['thread-status', 'thread-status-search', 'comparison', 'density', 'critical-path', 'critical-path-zoomed']) {
             const el = await tab.$(`#${id}`);
             if (el) {
                 await el.screenshot({ path: join(SHOTS, `${id}.png`) });
@@ -111,6 +111,16 @@ describe('sextant in timeline-chart (Chromium)', () => {
         for (const edge of view.stateEdgesExpected) {
             assert.ok(Math.abs(edge.drawn - edge.expected) <= 1, `a state drawn at x=${edge.drawn}, its start is at x=${edge.expected}`);
         }
+    });
+
+    it('thread status, "rt_high" searched: its states keep their look, the others are faded', () => {
+        const view = drawn(scene, 'threadStatusSearch');
+        const mine = view.rows.filter(r => r.name === 'rt_high').flatMap(r => r.states);
+        const others = view.rows.filter(r => r.name !== 'rt_high').flatMap(r => r.states);
+        assert.ok(mine.length > 0 && others.length > 0, 'states drawn in rt_high and other rows');
+        const kept = others.filter(s => s.opacity === 1);
+        assert.equal(kept.length, 0, `${kept.length} of ${others.length} states of other threads not faded, e.g. ${JSON.stringify(kept.slice(0, 2))}`);
+        assert.deepEqual(mine.filter(s => s.opacity < 1), [], 'rt_high states drawn faded');
     });
 
     it('Comparison View: one row per execution of sextant analyze, states drawn, none faded', () => {
