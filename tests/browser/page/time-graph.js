@@ -13,6 +13,7 @@ import { TimeGraphRowController } from 'timeline-chart/lib/time-graph-row-contro
 import { TimeGraphChart } from 'timeline-chart/lib/layer/time-graph-chart';
 import { TimeGraphChartArrows } from 'timeline-chart/lib/layer/time-graph-chart-arrows';
 import { TimeGraphAxis } from 'timeline-chart/lib/layer/time-graph-axis';
+import { TimeGraphRangeEventsLayer } from 'timeline-chart/lib/layer/time-graph-range-events-layer';
 import { poll } from './tsp.js';
 import { colorStyle, DIMMED, numberStyle, stateStyle } from './styles.js';
 
@@ -100,7 +101,7 @@ export async function drawTimeGraph({
     let lastDone = performance.now();
     let arrowRequest;
     const arrowLayer = new TimeGraphChartArrows('arrows', rowController);
-    const chart = new TimeGraphChart('chart', {
+    const providers = {
         rowProvider: () => ({ rowIds }),
         dataProvider: async (range, resolution, fetchArrows, ids, additional) => {
             inFlight++;
@@ -108,6 +109,7 @@ export async function drawTimeGraph({
                 const data = await fetchData(client, exp, outputId, tree.entries, categories, chartStart, range,
                     Math.ceil(Number(range.end - range.start) / resolution) + 1, ids ?? rowIds, fetchArrows,
                     additional ?? {});
+                rangeEventsLayer.addRangeEvents(data.rangeEvents);
                 if (fetchArrows) {
                     arrowRequest = data.arrowRequest;
                     arrowLayer.addArrows(data.arrows, rowIds);
@@ -121,8 +123,11 @@ export async function drawTimeGraph({
         stateStyleProvider: state => stateStyle(styleModel, state, ROW_HEIGHT),
         rowAnnotationStyleProvider: annotation => annotationStyle(styleModel, annotation),
         rowStyleProvider: () => ({ backgroundColor: 0xffffff, backgroundOpacity: 0, lineColor: 0xd3d3d3, lineThickness: 1 }),
-    }, rowController);
-    container.addLayers([chart, arrowLayer]);
+    };
+    const chart = new TimeGraphChart('chart', providers, rowController);
+    // Annotations of no row (entryId -1): drawn across the chart, as the viewer does.
+    const rangeEventsLayer = new TimeGraphRangeEventsLayer('range-events', providers);
+    container.addLayers([rangeEventsLayer, chart, arrowLayer]);
     const settled = async () => {
         const deadline = performance.now() + 60000;
         while (inFlight > 0 || performance.now() - lastDone < 1500 || chart.rowComponents.size < rowIds.length) {
@@ -140,7 +145,7 @@ export async function drawTimeGraph({
         lastDone = performance.now();
         await settled();
     }
-    return { chart, arrowLayer, unitController, arrowRequest: () => arrowRequest, width: CHART_WIDTH };
+    return { chart, arrowLayer, rangeEventsLayer, unitController, arrowRequest: () => arrowRequest, width: CHART_WIDTH };
 }
 
 /**
@@ -156,16 +161,17 @@ async function fetchData(client, exp, outputId, entries, categories, chartStart,
             { requested_marker_categories: categories })),
     ]);
     const perRow = new Map();
+    const rangeEvents = [];
     const annotations = annotationsResp.isOk() ? annotationsResp.getModel()?.model?.annotations ?? {} : {};
     for (const [category, list] of Object.entries(annotations)) {
-        for (const a of list) {
-            if (a.type === 'CHART' && a.entryId !== -1) {
-                const row = perRow.get(a.entryId) ?? [];
-                row.push({
-                    id: `${a.entryId}-${row.length}`, category, label: a.label ?? '',
-                    range: { start: a.time - chartStart, end: a.time + a.duration - chartStart },
-                    data: { style: a.style },
-                });
+        for (const a of list.filter(x => x.type === 'CHART')) {
+            const row = a.entryId === -1 ? rangeEvents : perRow.get(a.entryId) ?? [];
+            row.push({
+                id: `${a.entryId}-${row.length}`, category, label: a.label ?? '',
+                range: { start: a.time - chartStart, end: a.time + a.duration - chartStart },
+                data: { style: a.style },
+            });
+            if (a.entryId !== -1) {
                 perRow.set(a.entryId, row);
             }
         }
@@ -218,7 +224,7 @@ async function fetchData(client, exp, outputId, entries, categories, chartStart,
             data: { served: { start: a.start, end: a.end } },
         }));
     }
-    return { rows, arrows, arrowRequest };
+    return { rows, arrows, arrowRequest, rangeEvents };
 }
 
 /** The viewer's style of a row annotation: symbol, colour and size from the output's styles. */
@@ -255,7 +261,7 @@ function annotationStyle(styleModel, annotation) {
  * on the chart's axis.
  */
 export function scene(view, chartStart) {
-    const { chart, arrowLayer, unitController, width } = view;
+    const { chart, arrowLayer, rangeEventsLayer, unitController, width } = view;
     const toCanvas = (layer, x) => layer.layer.position.x + x * layer.layer.scale.x;
     const rows = [];
     for (const [rowId, row] of chart.rowComponents) {
@@ -281,11 +287,15 @@ export function scene(view, chartStart) {
         x2: toCanvas(arrowLayer, component._options.end.x),
         start: String(model.data.served.start), end: String(model.data.served.end),
     }));
+    const rangeEvents = [...(rangeEventsLayer.rangeEvents ?? new Map()).entries()].map(([model, component]) => ({
+        x: toCanvas(rangeEventsLayer, component._options.position.x), time: String(model.range.start + chartStart),
+        category: model.category,
+    }));
     const view0 = unitController.viewRange;
     const span = Number(view0.end - view0.start);
     const timeX = t => Number(BigInt(t) - chartStart - view0.start) * width / span;
     return {
-        rows, arrows, width, arrowRequest: view.arrowRequest(),
+        rows, arrows, rangeEvents, width, arrowRequest: view.arrowRequest(),
         arrowsExpected: arrows.map(a => ({ x1: timeX(a.start), x2: timeX(a.end) })),
         stateEdgesExpected: rows.flatMap(r => r.states.filter(s => {
             const x = timeX(s.start);

@@ -131,6 +131,16 @@ describe('sextant in timeline-chart (Chromium)', () => {
         assert.equal(faded.length, 0, `${faded.length} states drawn faded`);
     });
 
+    it('Comparison View: a deadline-miss annotation drawn in view for each late execution', () => {
+        const view = drawn(scene, 'comparison');
+        const marks = [...view.rows.flatMap(r => r.annotations), ...view.rangeEvents]
+            .filter(a => /deadline/i.test(a.category));
+        assert.equal(marks.length, stats.deadline_misses,
+            `deadline-miss annotations drawn (categories drawn: ${JSON.stringify([...new Set([...view.rows.flatMap(r => r.annotations), ...view.rangeEvents].map(a => a.category))])})`);
+        const outside = marks.filter(a => a.x < 0 || a.x > view.width);
+        assert.deepEqual(outside, [], 'annotations drawn outside the view');
+    });
+
     it('duration density: bars drawn, adding up to the executions and the deadline misses', () => {
         const view = drawn(scene, 'density');
         const bars = view.bars.filter(b => b.height > 0);
