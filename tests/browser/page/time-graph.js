@@ -276,7 +276,7 @@ export function scene(view, chartStart) {
         }));
         const annotations = [...row._rowAnnotationComponents.values()].map(a => ({
             x: toCanvas(chart, a._options.position.x), time: String(a.model.range.start + chartStart),
-            category: a.model.category,
+            category: a.model.category, symbol: a._style?.symbol ?? 'none', size: a._style?.size ?? 0,
         }));
         const gapOpacity = row.model?.gapStyle?.values?.opacity ?? 1;
         rows.push({ id: rowId, name: row.model?.name ?? '', states, annotations, gapOpacity });
@@ -289,7 +289,7 @@ export function scene(view, chartStart) {
     }));
     const rangeEvents = [...(rangeEventsLayer.rangeEvents ?? new Map()).entries()].map(([model, component]) => ({
         x: toCanvas(rangeEventsLayer, component._options.position.x), time: String(model.range.start + chartStart),
-        category: model.category,
+        category: model.category, width: component._options.width,
     }));
     const view0 = unitController.viewRange;
     const span = Number(view0.end - view0.start);

@@ -131,7 +131,7 @@ describe('sextant in timeline-chart (Chromium)', () => {
         assert.equal(faded.length, 0, `${faded.length} states drawn faded`);
     });
 
-    it('Comparison View: a deadline-miss annotation drawn in view for each late execution', () => {
+    it('Comparison View: a deadline-miss annotation drawn, visible, for each late execution', () => {
         const view = drawn(scene, 'comparison');
         const marks = [...view.rows.flatMap(r => r.annotations), ...view.rangeEvents]
             .filter(a => /deadline/i.test(a.category));
@@ -139,6 +139,11 @@ describe('sextant in timeline-chart (Chromium)', () => {
             `deadline-miss annotations drawn (categories drawn: ${JSON.stringify([...new Set([...view.rows.flatMap(r => r.annotations), ...view.rangeEvents].map(a => a.category))])})`);
         const outside = marks.filter(a => a.x < 0 || a.x > view.width);
         assert.deepEqual(outside, [], 'annotations drawn outside the view');
+        // timeline-chart draws a row annotation as a symbol only (the viewer
+        // takes it from the style's symbol-type, "none" when there is none),
+        // an annotation of no row as a band across the chart.
+        const unseen = marks.filter(a => ('symbol' in a) ? a.symbol === 'none' || !(a.size > 0) : !(a.width >= 1));
+        assert.equal(unseen.length, 0, `${unseen.length} deadline-miss annotations drawn as no symbol, e.g. ${JSON.stringify(unseen[0])}`);
     });
 
     it('duration density: bars drawn, adding up to the executions and the deadline misses', () => {
