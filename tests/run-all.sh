@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting, lints, Rust unit and integration
-# tests (conformance against babeltrace2 on ../shared traces when present), and
-# the Node end-to-end test of `sextant serve` with the real TypeScript client.
+# tests (conformance against babeltrace2 on ../shared traces when present), the
+# Node end-to-end test of `sextant serve` with the real TypeScript client, and
+# the views drawn by the viewer's timeline-chart in Chromium.
 # This is exactly what CI runs (.ci/run). It installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,8 @@ log=$(mktemp)
 nodelog=$(mktemp)
 javalog=$(mktemp)
 eclipselog=$(mktemp)
-trap 'rm -f "$log" "$nodelog" "$javalog" "$eclipselog"' EXIT
+browserlog=$(mktemp)
+trap 'rm -f "$log" "$nodelog" "$javalog" "$eclipselog" "$browserlog"' EXIT
 cargo test --workspace --profile ci 2>&1 | tee "$log"
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
 # Viewer uses) against the binary built above (profile ci, Cargo.toml). Its failures are
@@ -35,6 +37,19 @@ node_rc=0
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 export SEXTANT_BIN="$target_dir/ci/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
+# The same binary drawn by timeline-chart (the viewer's drawing library) in
+# Debian's Chromium through puppeteer-core (tests/browser/README.md);
+# screenshots in target/browser/. Counted like the node tests.
+if ! command -v chromium >/dev/null; then
+    echo "== installing chromium (browser test)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+echo "== browser tests (tests/browser)"
+browser_rc=0
+(cd tests/browser && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$browserlog" || browser_rc=$?
 # The scripted JSON-RPC client (Python standard library, sextant serve --stdio), one test.
 echo "== python example client (tests/python)"
 py_result="ok. 1 passed; 0 failed"
@@ -66,16 +81,19 @@ echo "== eclipse tests (tc-plugin/verify.sh)"
 eclipse_rc=0
 tc-plugin/verify.sh 2>&1 | tee "$eclipselog" || eclipse_rc=$?
 # One closing line for the whole run, summed over every test binary, the
-# node test runner's "# pass N" / "# fail N", the Java tests and the
-# workbench tests (a node, Maven or verify step that fails before
-# reporting, e.g. npm ci, counts as one failure).
-awk -v node_rc="$node_rc" -v java_rc="$java_rc" -v eclipse_rc="$eclipse_rc" '
+# node test runner's "# pass N" / "# fail N" (node and browser tests), the
+# Java tests and the workbench tests (a node, browser, Maven or verify step
+# that fails before reporting, e.g. npm ci, counts as one failure).
+awk -v node_rc="$node_rc" -v java_rc="$java_rc" -v eclipse_rc="$eclipse_rc" -v browser_rc="$browser_rc" '
      FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; nf += $3 }
      FILENAME == ARGV[3] && $1 == "java:" { p += $2; f += $3; jf += $3 }
      FILENAME == ARGV[4] && $1 == "verify:" && $3 == "passed," { p += $2; f += $4; ef += $4; seen = 1 }
+     FILENAME == ARGV[5] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
+     FILENAME == ARGV[5] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; bf += $3 }
      END { if (node_rc != 0 && nf == 0) f += 1
            if (java_rc != 0 && jf == 0) f += 1
            if (!seen || (eclipse_rc != 0 && ef == 0)) f += 1
-           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog" "$javalog" "$eclipselog"
+           if (browser_rc != 0 && bf == 0) f += 1
+           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog" "$javalog" "$eclipselog" "$browserlog"
