@@ -173,7 +173,7 @@ pub static ENDPOINTS: &[Endpoint] = &[
     endpoint!("tsp/annotations/categories", Get "/experiments/{expUUID}/outputs/{outputId}/annotations", |s, c| s
         .annotation_categories(c.id("expUUID"), c.id("outputId"))),
     endpoint!("tsp/annotations", Post "/experiments/{expUUID}/outputs/{outputId}/annotations", |s, c| s
-        .annotations(c.id("expUUID"), c.id("outputId"))),
+        .annotations(c.id("expUUID"), c.id("outputId"), c.body)),
     endpoint!("tsp/timeGraph/tree", Post "/experiments/{expUUID}/outputs/timeGraph/{outputId}/tree", |s, c| s
         .timegraph_tree(c.id("expUUID"), c.id("outputId"), c.body)),
     endpoint!("tsp/timeGraph/states", Post "/experiments/{expUUID}/outputs/timeGraph/{outputId}/states", |s, c| s

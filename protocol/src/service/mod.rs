@@ -8,13 +8,15 @@
 //! `registry`, the one list of outputs and configuration types; each output
 //! is a `provider::Output` in `outputs/`, `executions/` or `explain/`; below
 //! them, `traces` and `index` (what is open and its index), `configs`
-//! (posted configurations), `cache`, `params` and `reply`. No module imports
+//! (posted configurations), `cache`, `filters` (TSP's search and filter
+//! of time-graph states), `params` and `reply`. No module imports
 //! one above it.
 
 pub mod cache;
 pub mod configs;
 pub mod executions;
 pub mod explain;
+pub mod filters;
 pub mod index;
 pub mod outputs;
 pub mod params;

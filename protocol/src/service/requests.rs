@@ -10,7 +10,7 @@ use sextant_engine::run::Work;
 
 use super::cache::Key;
 use super::configs;
-use super::params::{Result, ServiceError};
+use super::params::{self, Result, ServiceError};
 use super::provider::{Creation, Output, Query};
 use super::reply::{data, Reply};
 use super::server::Service;
@@ -89,8 +89,26 @@ impl Service {
         self.ask(exp, output, &Value::Null, |o, q| o.annotation_categories(q))
     }
 
-    pub fn annotations(&self, exp: &str, output: &str) -> Result<Value> {
-        self.ask(exp, output, &Value::Null, |o, q| o.annotations(q))
+    /// The output's annotations, of the categories in
+    /// `requested_marker_categories` when the request lists them (the
+    /// viewer sends the ones its user left checked).
+    pub fn annotations(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
+        const CATEGORIES: &str = "requested_marker_categories";
+        let p = match body.get("parameters") {
+            Some(_) => Some(params::parameters(body)?),
+            None => None,
+        };
+        let wanted = match p.filter(|p| p.raw(CATEGORIES).is_some()) {
+            Some(p) => Some(p.str_array(CATEGORIES)?),
+            None => None,
+        };
+        let mut answer = self.ask(exp, output, body, |o, q| o.annotations(q))?;
+        if let (Some(wanted), Some(Value::Object(by_category))) =
+            (wanted, answer.pointer_mut("/model/annotations"))
+        {
+            by_category.retain(|category, _| wanted.contains(&category.as_str()));
+        }
+        Ok(answer)
     }
 
     pub fn timegraph_tree(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {

@@ -151,12 +151,23 @@ impl Service {
                 .chain(client_roots.iter())
                 .any(|r| q.starts_with(r))
         };
+        // The viewer shows only that opening failed: the body says what to
+        // change.
         let forbidden = || {
+            let roots: Vec<String> = self
+                .config
+                .allowed_roots
+                .iter()
+                .chain(client_roots.iter())
+                .map(|r| r.display().to_string())
+                .collect();
+            let wanted = absolute.parent().unwrap_or(&absolute).display();
             ServiceError::new(
                 ErrorKind::Forbidden,
-                "Forbidden",
+                "Trace outside the allowed directories",
                 format!(
-                    "{raw} is outside the directories this server may read (start it with --allow-root DIR)"
+                    "{raw} is outside the directories this server may read ({}). Start `sextant serve` with `--allow-root DIR` (repeatable) for each further directory, e.g. `--allow-root {wanted}`, or start it in a directory that holds the trace.",
+                    roots.join(", ")
                 ),
             )
         };
@@ -345,6 +356,14 @@ mod tests {
             .open_trace(&json!({"parameters": {"uri": "/etc/passwd"}}))
             .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Forbidden);
+        // The body names the allowed roots and how to add one.
+        let allowed = root.canonicalize().unwrap();
+        assert!(
+            e.detail.contains(&allowed.display().to_string()),
+            "{}",
+            e.detail
+        );
+        assert!(e.detail.contains("--allow-root /etc"), "{}", e.detail);
         let sneaky = format!("{}/../../../../etc", root.display());
         let e = s
             .open_trace(&json!({"parameters": {"uri": sneaky}}))

@@ -131,23 +131,37 @@ impl ExperimentEntry {
         }
     }
 
-    /// The `Experiment` model: traces merged (time range, event count).
-    pub fn to_json(&self) -> Value {
-        let traces: Vec<Value> = self.traces.iter().map(|t| t.to_json()).collect();
-        let mut start: Option<i64> = None;
-        let mut end: Option<i64> = None;
+    /// The experiment's time range as its model gives it (the traces that
+    /// have events, merged), and its event count.
+    fn span_of(traces: &[Value]) -> (Option<(i64, i64)>, u64) {
+        let mut span: Option<(i64, i64)> = None;
         let mut events = 0u64;
-        for t in &traces {
-            events += t["nbEvents"].as_u64().unwrap_or(0);
-            if t["nbEvents"].as_u64().unwrap_or(0) > 0 {
+        for t in traces {
+            let n = t["nbEvents"].as_u64().unwrap_or(0);
+            events += n;
+            if n > 0 {
                 let (s, e) = (
                     t["start"].as_i64().unwrap_or(0),
                     t["end"].as_i64().unwrap_or(0),
                 );
-                start = Some(start.map_or(s, |x| x.min(s)));
-                end = Some(end.map_or(e, |x| x.max(e)));
+                span = Some(span.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
             }
         }
+        (span, events)
+    }
+
+    /// The time range the viewer draws the experiment's time graphs over
+    /// (`start` and `end` of its model), once some trace has events.
+    pub fn span(&self) -> Option<(i64, i64)> {
+        let traces: Vec<Value> = self.traces.iter().map(|t| t.to_json()).collect();
+        Self::span_of(&traces).0
+    }
+
+    /// The `Experiment` model: traces merged (time range, event count).
+    pub fn to_json(&self) -> Value {
+        let traces: Vec<Value> = self.traces.iter().map(|t| t.to_json()).collect();
+        let (span, events) = Self::span_of(&traces);
+        let (start, end) = span.unzip();
         let (status, message) = match self.readiness() {
             Readiness::Ready(_) => ("COMPLETED", format!("Completed: {events} events")),
             Readiness::Running(m) => ("RUNNING", m),

@@ -8,9 +8,10 @@ use serde_json::{json, Map, Value};
 use sextant_engine::analysis::executions::{Execution, SortKey};
 
 use super::found::Found;
+use crate::service::filters::StateFilter;
 use crate::service::index::{Interval, ThreadRow, TraceIndex};
 use crate::service::outputs::draw::{
-    sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+    filtered, sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
@@ -134,6 +135,7 @@ impl Output for Comparison {
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
         let items = p.opt_i64_array("requested_items")?;
+        let filter = StateFilter::of(&p)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(m) => return Ok(data(json!({"rows": []}), "RUNNING", m).into()),
@@ -146,9 +148,11 @@ impl Output for Comparison {
             .into_iter()
             .map(|x| {
                 let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
+                let states = sample_states(&row, start, end, resolution);
+                let (name, tid) = (format!("#{}", x.index), x.tid.to_string());
                 DrawnRow {
                     entry_id: x.index as i64,
-                    states: sample_states(&row, start, end, resolution),
+                    states: filtered(states, filter.as_ref(), &[&name, &tid]),
                 }
             })
             .collect();

@@ -1,8 +1,9 @@
 //! Duration density of an execution model (TREE_GENERIC_XY): how many
-//! executions fall in each duration range. The request's
-//! `requested_timerange` is read as a range of durations (ns) — the spec's
-//! generic range, whose samples "may represent values other than
-//! timestamps" — and `nbSamples` as the number of bins.
+//! executions fall in each duration range. Read as Trace Compass's segment
+//! density reads it, which is what the VS Code Trace Viewer's generic-XY
+//! view sends: `requested_timerange` is the view's range of trace time
+//! (executions overlapping it are counted) and `nbSamples` the number of
+//! bins, which cover durations from 0 to the longest execution's.
 
 use std::sync::Arc;
 
@@ -91,8 +92,9 @@ impl Output for Density {
         ))
     }
 
-    /// Bins over the requested durations, clipped to the durations found
-    /// (`{"start": 0, "end": 9223372036854775807}` is "all of them").
+    /// The executions overlapping the requested time range, binned by
+    /// duration over `[0, longest]` (the same bins for every time range,
+    /// so that zooming changes the heights only).
     fn generic_xy(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
         let p = params::parameters(q.body)?;
@@ -113,14 +115,13 @@ impl Output for Density {
             .opt_i64_array("requested_items")?
             .unwrap_or_else(|| vec![1, 2]);
         let all = &d.executions.executions;
-        let (min, max) = all.iter().fold((i64::MAX, i64::MIN), |(a, b), x| {
-            (a.min(x.duration), b.max(x.duration))
-        });
-        let ranges = bins(start.max(min), end.min(max), n);
+        let longest = all.iter().map(|x| x.duration).max().unwrap_or(0).max(1);
+        let ranges = bins(0, longest, n);
         let x_ranges: Vec<Value> = ranges
             .iter()
             .map(|(a, b)| json!({"start": a, "end": b}))
             .collect();
+        let in_view = |x: &&Execution| x.start <= end && x.end >= start;
         let mut series = Vec::new();
         for id in items {
             let keep: &dyn Fn(&Execution) -> bool = match id {
@@ -128,7 +129,8 @@ impl Output for Density {
                 2 if d.executions.deadline.is_some() => &|x| x.deadline_miss == Some(true),
                 _ => continue,
             };
-            let ys = histogram(&ranges, all.iter().filter(|x| keep(x)).map(|x| x.duration));
+            let shown = all.iter().filter(in_view).filter(|x| keep(x));
+            let ys = histogram(&ranges, shown.map(|x| x.duration));
             let (name, colour) = if id == 1 {
                 ("executions", "#1f77b4")
             } else {
@@ -140,7 +142,8 @@ impl Output for Density {
                 "xRanges": x_ranges,
                 "yValues": ys,
                 "style": {"values": {"series-type": "bar", "color": colour}},
-                "xValuesDescription": {"label": "Duration", "unit": "ns", "dataType": "DURATION"},
+                "xValuesDescription": {"label": "Duration", "unit": "ns", "dataType": "DURATION",
+                    "axisDomain": {"type": "range", "start": 0, "end": longest}},
                 "yValuesDescription": {"label": "Executions", "unit": "", "dataType": "NUMBER"},
             }));
         }

@@ -17,6 +17,7 @@ mod found;
 mod perspective;
 mod statistics;
 mod table;
+mod viewer_schema;
 
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
@@ -72,10 +73,14 @@ impl Configuration for Found {
     }
 }
 
-/// The execution-model schema, parsed once.
+/// The execution-model schema, made self-contained for the VS Code Trace
+/// Viewer's JSON editor (`viewer_schema`), once.
 fn schema() -> &'static Value {
     static PARSED: OnceLock<Value> = OnceLock::new();
-    PARSED.get_or_init(|| serde_json::from_str(SCHEMA).expect("the embedded schema is JSON"))
+    PARSED.get_or_init(|| {
+        let source = serde_json::from_str(SCHEMA).expect("the embedded schema is JSON");
+        viewer_schema::self_contained(&source)
+    })
 }
 
 /// The execution model at `at` in a request (e.g. `parameters`), with errors

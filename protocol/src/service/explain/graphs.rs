@@ -152,6 +152,12 @@ impl Output for GraphOutput {
             .iter()
             .map(|(name, tooltip)| json!({"name": name, "tooltip": tooltip}))
             .collect();
+        // The viewer draws states from the experiment's start but arrows
+        // from the first entry's start: both must be the experiment's.
+        let (start, end) = q
+            .exp
+            .span()
+            .map_or((d.start, d.end), |(s, e)| (s.min(d.start), e.max(d.end)));
         let entries: Vec<Value> = g
             .rows
             .iter()
@@ -161,8 +167,8 @@ impl Output for GraphOutput {
                     "parentId": r.parent,
                     "labels": r.labels,
                     "hasData": !r.states.is_empty(),
-                    "start": d.start,
-                    "end": d.end,
+                    "start": start,
+                    "end": end,
                 })
             })
             .collect();

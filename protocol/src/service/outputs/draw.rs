@@ -7,6 +7,8 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::states::{Interval, ThreadRow};
 use sextant_engine::kernel::model::ThreadState;
 
+use crate::service::filters::StateFilter;
+
 /// What a state is drawn as: style key, name, colour.
 const STATE_STYLES: [(ThreadState, &str, &str); 4] = [
     (ThreadState::Running, "Running", "#118811"),
@@ -67,6 +69,8 @@ pub struct DrawnState {
     style: StateStyle,
     #[serde(skip_serializing_if = "Option::is_none")]
     tags: Option<i64>,
+    #[serde(skip)]
+    state: ThreadState,
 }
 
 #[derive(Debug, Serialize)]
@@ -101,7 +105,9 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
     let first = ivs.partition_point(|iv| iv.end < start);
     let mut out = Vec::new();
     let mut group: Option<(i64, i64, [i64; 4])> = None;
-    let emit = |out: &mut Vec<DrawnState>, s: i64, e: i64, state: ThreadState, merged: bool| {
+    // Merged states are not tagged: the only tag a viewer knows for a state
+    // drawn differently is DIMMED (1), which fades it.
+    let emit = |out: &mut Vec<DrawnState>, s: i64, e: i64, state: ThreadState| {
         out.push(DrawnState {
             end: e,
             start: s,
@@ -109,14 +115,14 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
                 parent_key: style_key(state),
                 values: Empty {},
             },
-            // Several states too short to draw apart.
-            tags: merged.then_some(1),
+            tags: None,
+            state,
         });
     };
     let flush = |out: &mut Vec<DrawnState>, g: &mut Option<(i64, i64, [i64; 4])>| {
         if let Some((s, e, time)) = g.take() {
             let dominant = (0..4).max_by_key(|&i| time[i]).unwrap_or(0);
-            emit(out, s, e, STATE_STYLES[dominant].0, true);
+            emit(out, s, e, STATE_STYLES[dominant].0);
         }
     };
     for iv in &ivs[first..] {
@@ -135,7 +141,7 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
         }
         if e - s >= resolution {
             flush(&mut out, &mut group);
-            emit(&mut out, s, e, state, false);
+            emit(&mut out, s, e, state);
             continue;
         }
         let g = group.get_or_insert((s, s, [0; 4]));
@@ -147,6 +153,29 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
     }
     flush(&mut out, &mut group);
     out
+}
+
+/// `states` of the row labelled `labels` as a request's filter shows them:
+/// dimmed, left out, or as they were (TSP's search and filter, `filters`).
+pub fn filtered(
+    states: Vec<DrawnState>,
+    filter: Option<&StateFilter>,
+    labels: &[&str],
+) -> Vec<DrawnState> {
+    let Some(f) = filter else {
+        return states;
+    };
+    let mut texts = labels.to_vec();
+    texts.push("");
+    let last = texts.len() - 1;
+    states
+        .into_iter()
+        .filter_map(|mut s| {
+            texts[last] = state_name(s.state);
+            s.tags = f.verdict(&texts).tags()?;
+            Some(s)
+        })
+        .collect()
 }
 
 /// A tree's `headers` from (name, tooltip, data type).
@@ -199,9 +228,27 @@ mod tests {
         assert_eq!(last.start, 1000);
         assert_eq!(last.style.parent_key, "preempted");
         assert_eq!(coarse[0].style.parent_key, "running");
-        // Merged states are tagged.
-        assert_eq!(coarse[0].tags, Some(1));
-        assert_eq!(last.tags, None);
+        // Merged states are not tagged (a viewer would fade them).
+        assert!(coarse.iter().all(|s| s.tags.is_none()));
+        // A search dims the states it does not match; a filter drops them.
+        let search = |map| {
+            let body =
+                json!({"parameters": {"filter_query_parameters": {"filter_expressions_map": map}}});
+            StateFilter::of(&crate::service::params::parameters(&body).unwrap())
+                .unwrap()
+                .unwrap()
+        };
+        let f = search(json!({"1": ["preempted"]}));
+        let looked = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        assert_eq!(looked.len(), coarse.len());
+        assert_eq!(looked.last().unwrap().tags, None);
+        assert_eq!(looked[0].tags, Some(crate::service::filters::DIMMED));
+        let f = search(json!({"4": ["preempted"]}));
+        let kept = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        assert_eq!(kept.len(), 1);
+        let f = search(json!({"1": ["^t$"]}));
+        let row_matches = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        assert!(row_matches.iter().all(|s| s.tags.is_none()));
         // Only the states overlapping the range.
         let some = sample_states(&r, 2000, 3000, 1);
         assert_eq!(some.len(), 1);

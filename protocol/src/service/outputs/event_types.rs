@@ -1,12 +1,17 @@
 //! Event types (DATA_TREE): the number of events of each type in the
-//! experiment, from the index's counts.
+//! experiment, from the index's counts; in a time range (the viewer's
+//! selection, sent with `isFiltered`), counted by reading that range.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use serde_json::{json, Value};
+use sextant_engine::event::{Event, ReadError};
+use sextant_engine::kernel::model::KernelModel;
+use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 
 use super::draw::headers;
-use crate::service::params::{range_or_all, Result, ServiceError};
+use crate::service::params::{range_or_all, ErrorKind, Result, ServiceError};
 use crate::service::provider::{no_styles, Output, Query};
 use crate::service::reply::data;
 
@@ -14,6 +19,62 @@ use crate::service::reply::data;
 pub const EVENT_TYPES: &str = "sextant.event-types";
 
 pub struct EventTypes;
+
+/// Counts events by name in `[from, to]`, stepping over the rest.
+struct ByName {
+    from: i64,
+    to: i64,
+    counts: HashMap<String, u64>,
+}
+
+impl Tap for ByName {
+    fn event<'s, E: Event<'s>>(
+        &mut self,
+        ev: &E,
+        _: &KernelModel,
+    ) -> std::result::Result<Flow, ReadError> {
+        let ts = ev.ts();
+        if ts > self.to {
+            return Ok(Flow::Stop);
+        }
+        if ts >= self.from {
+            match self.counts.get_mut(ev.name()) {
+                Some(n) => *n += 1,
+                None => {
+                    self.counts.insert(ev.name().to_string(), 1);
+                }
+            }
+        }
+        Ok(Flow::Skip)
+    }
+}
+
+/// The events of each type of the trace at `path` in `[from, to]`: the
+/// reader seeks to `from` when the format allows it.
+fn count_in(path: &Path, from: i64, to: i64) -> Result<HashMap<String, u64>> {
+    let read = |seek: bool| {
+        let mut tap = ByName {
+            from,
+            to,
+            counts: HashMap::new(),
+        };
+        let pass = Pass::new(&mut []).tap(&mut tap);
+        let pass = if seek { pass.from(from) } else { pass };
+        pass.read(path, &Work::none()).map(|_| tap.counts)
+    };
+    read(true)
+        .or_else(|e| match e {
+            RunError::CannotSeek(_) => read(false),
+            e => Err(e),
+        })
+        .map_err(|e| {
+            ServiceError::new(
+                ErrorKind::Internal,
+                "Error reading the experiment",
+                format!("{}: {e}", path.display()),
+            )
+        })
+}
 
 impl Output for EventTypes {
     fn descriptor(&self) -> Value {
@@ -48,17 +109,20 @@ impl Output for EventTypes {
                 ))
             }
         };
-        // Counts per type are kept for the whole trace only.
+        // The index counts the whole trace; a part of it is read.
         let whole = indexes.iter().all(|ix| start <= ix.start && end >= ix.end);
-        if !whole {
-            return Err(ServiceError::bad_request(
-                "parameters.requested_timerange: event types are counted over the whole experiment only; omit the range or give one that covers it",
-            ));
-        }
-        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-        for ix in &indexes {
-            for (name, n) in &ix.event_types {
-                *counts.entry(name).or_default() += n;
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        if whole {
+            for ix in &indexes {
+                for (name, n) in &ix.event_types {
+                    *counts.entry(name.clone()).or_default() += n;
+                }
+            }
+        } else {
+            for t in &q.exp.traces {
+                for (name, n) in count_in(&t.path, start, end)? {
+                    *counts.entry(name).or_default() += n;
+                }
             }
         }
         let total: u64 = counts.values().sum();

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::draw::{
-    sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+    filtered, sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
+use crate::service::filters::StateFilter;
 use crate::service::index::{ThreadRow, TraceIndex};
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
@@ -37,6 +38,17 @@ fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<&ThreadRow> {
         id -= ix.threads.len();
     }
     None
+}
+
+/// A row's name (its command, `[TID]` when it has none) and TID, as the
+/// tree shows them and searches match them.
+fn labels(r: &ThreadRow) -> (String, String) {
+    let comm = if r.comm.is_empty() {
+        format!("[{}]", r.tid)
+    } else {
+        r.comm.clone()
+    };
+    (comm, r.tid.to_string())
 }
 
 impl Output for ThreadStatus {
@@ -79,15 +91,11 @@ impl Output for ThreadStatus {
         };
         let entries: Vec<Value> = rows(&indexes)
             .map(|(id, r)| {
-                let comm = if r.comm.is_empty() {
-                    format!("[{}]", r.tid)
-                } else {
-                    r.comm.clone()
-                };
+                let (comm, tid) = labels(r);
                 json!({
                     "id": id,
                     "parentId": -1,
-                    "labels": [comm, r.tid.to_string(), r.pid.map(|p| p.to_string()).unwrap_or_default()],
+                    "labels": [comm, tid, r.pid.map(|p| p.to_string()).unwrap_or_default()],
                     "hasData": true,
                     "start": r.start,
                     "end": r.end,
@@ -106,6 +114,7 @@ impl Output for ThreadStatus {
         let p = params::parameters(q.body)?;
         let range = p.time_range()?;
         let items = p.opt_i64_array("requested_items")?;
+        let filter = StateFilter::of(&p)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(message) => return Ok(data(json!({"rows": []}), "RUNNING", message).into()),
@@ -122,9 +131,13 @@ impl Output for ThreadStatus {
         let rows: Vec<DrawnRow> = wanted
             .into_iter()
             .filter(|(_, r)| r.end >= start && r.start <= end)
-            .map(|(id, r)| DrawnRow {
-                entry_id: id,
-                states: sample_states(r, start, end, resolution),
+            .map(|(id, r)| {
+                let states = sample_states(r, start, end, resolution);
+                let (name, tid) = labels(r);
+                DrawnRow {
+                    entry_id: id,
+                    states: filtered(states, filter.as_ref(), &[&name, &tid]),
+                }
             })
             .collect();
         Reply::data(&DrawnRows { rows }, "COMPLETED", "Completed")
