@@ -4,6 +4,9 @@
 //! and errors written as JSON. Beside the TSP routes, `/tsp/api/sync/...`
 //! lets REST clients take part in time synchronisation: a server-sent-events
 //! stream of the other clients' changes and two routes to publish their own.
+//! Every request passes the guard (`guard`) first.
+
+pub mod guard;
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -227,39 +230,22 @@ pub fn router(service: Arc<Service>, hub: Arc<Hub>) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
 
-/// Serves until Ctrl-C (or SIGTERM), on an already bound listener.
+/// Serves on an already bound listener until `stop` resolves; requests in
+/// flight then finish (graceful shutdown).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
     hub: Arc<Hub>,
+    guard: guard::Guard,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let closing = hub.clone();
-    axum::serve(listener, router(service, hub))
+    let app = router(service, hub).layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            shutdown().await;
+            stop.await;
             // Event streams end, or the graceful shutdown would wait for them.
             closing.close();
         })
         .await
-}
-
-async fn shutdown() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
 }
