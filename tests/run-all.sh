@@ -18,21 +18,22 @@ fi
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
-cargo clippy --workspace --all-targets --release -- -D warnings
+cargo clippy --workspace --all-targets --profile ci -- -D warnings
 echo "== cargo test"
 log=$(mktemp)
 nodelog=$(mktemp)
 javalog=$(mktemp)
-trap 'rm -f "$log" "$nodelog" "$javalog"' EXIT
-cargo test --workspace --release 2>&1 | tee "$log"
+eclipselog=$(mktemp)
+trap 'rm -f "$log" "$nodelog" "$javalog" "$eclipselog"' EXIT
+cargo test --workspace --profile ci 2>&1 | tee "$log"
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
-# Viewer uses) against the release binary built above. Its failures are
+# Viewer uses) against the binary built above (profile ci, Cargo.toml). Its failures are
 # counted in the summary rather than stopping the script here.
 echo "== node tests (tests/node)"
 node_rc=0
 # The binary cargo test just built, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-export SEXTANT_BIN="$target_dir/release/sextant"
+export SEXTANT_BIN="$target_dir/ci/sextant"
 (cd tests/node && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$nodelog" || node_rc=$?
 # The scripted JSON-RPC client (Python standard library, sextant serve --stdio), one test.
 echo "== python example client (tests/python)"
@@ -76,14 +77,24 @@ mvn -B -q -f tc-plugin/pom.xml test || java_rc=$?
 s = [ET.parse(x).getroot() for x in glob.glob("tc-plugin/target/surefire-reports/TEST-*.xml")]
 bad = sum(int(t.get("failures")) + int(t.get("errors")) for t in s)
 print("java:", sum(int(t.get("tests")) - int(t.get("skipped")) for t in s) - bad, bad)' > "$javalog"
+# The plugin's Eclipse side: the Tycho build and its tests in a real Trace
+# Compass workbench under Xvfb, against the same binary (tc-plugin/verify.sh
+# fetches Maven 3.9, the Trace Compass bundles and Xvfb, cached). Its last
+# line, "verify: N passed, M failed", is counted below.
+echo "== eclipse tests (tc-plugin/verify.sh)"
+eclipse_rc=0
+tc-plugin/verify.sh 2>&1 | tee "$eclipselog" || eclipse_rc=$?
 # One closing line for the whole run, summed over every test binary, the
-# node test runner's "# pass N" / "# fail N" and the Java tests (a node or
-# Maven step that fails before reporting, e.g. npm ci, counts as one failure).
-awk -v node_rc="$node_rc" -v java_rc="$java_rc" '
+# node test runner's "# pass N" / "# fail N", the Java tests and the
+# workbench tests (a node, Maven or verify step that fails before
+# reporting, e.g. npm ci, counts as one failure).
+awk -v node_rc="$node_rc" -v java_rc="$java_rc" -v eclipse_rc="$eclipse_rc" '
      FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; nf += $3 }
      FILENAME == ARGV[3] && $1 == "java:" { p += $2; f += $3; jf += $3 }
+     FILENAME == ARGV[4] && $1 == "verify:" && $3 == "passed," { p += $2; f += $4; ef += $4; seen = 1 }
      END { if (node_rc != 0 && nf == 0) f += 1
            if (java_rc != 0 && jf == 0) f += 1
-           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog" "$javalog"
+           if (!seen || (eclipse_rc != 0 && ef == 0)) f += 1
+           printf "all: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log" "$nodelog" "$javalog" "$eclipselog"

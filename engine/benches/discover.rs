@@ -24,10 +24,7 @@ use std::time::{Duration, Instant};
 
 use sextant_engine::analysis::discovery::{mine, Collector, Params, Sequences, Threshold};
 use sextant_engine::analysis::model::ThreadFilter;
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::run::{Pass, Work};
 
 struct Counting;
 
@@ -79,24 +76,12 @@ const SEED_START: &str = "sched_switch";
 /// Beyond this, a search is cut short (and marked partial).
 const TIME_LIMIT: Duration = Duration::from_secs(60);
 
-struct ReadAll;
-
-impl WithSource for ReadAll {
-    type Output = Sequences;
-
-    fn run<S: EventSource>(self, mut source: S) -> Sequences {
-        let mut model = KernelModel::default();
-        let mut collector = Collector::new(ThreadFilter::default(), usize::MAX);
-        pass::run(&mut source, &mut model, &mut [&mut collector], |_, _| {})
-            .unwrap_or_else(|e| panic!("reading the trace: {e}"));
-        collector.into_sequences()
-    }
-}
-
 fn read(trace: &Path) -> Sequences {
-    AnyReader::open(trace)
-        .unwrap_or_else(|e| panic!("opening {}: {e}", trace.display()))
-        .with(ReadAll)
+    let mut collector = Collector::new(ThreadFilter::default(), usize::MAX);
+    Pass::new(&mut [&mut collector])
+        .read(trace, &Work::none())
+        .unwrap_or_else(|e| panic!("reading {}: {e}", trace.display()));
+    collector.into_sequences()
 }
 
 /// The first `n` events of the busiest thread.

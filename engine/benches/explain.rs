@@ -23,11 +23,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use sextant_engine::analysis::explain::graph::{Graph, GraphBuilder};
-use sextant_engine::analysis::explain::{explain, Explanation, Request};
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::{KernelModel, ThreadState};
-use sextant_engine::kernel::pass::{self, PassSummary};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::analysis::explain::{explain_trace, Explanation, Request};
+use sextant_engine::kernel::model::ThreadState;
+use sextant_engine::kernel::pass::PassSummary;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Pass, Work};
 
 struct Counting;
 
@@ -67,36 +67,23 @@ fn measured<T>(f: impl FnOnce() -> T) -> (T, Duration, usize) {
     (r, t.elapsed(), PEAK.load(Relaxed) - base)
 }
 
-struct ModelOnly;
-impl WithSource for ModelOnly {
-    type Output = PassSummary;
-    fn run<S: EventSource>(self, mut s: S) -> PassSummary {
-        pass::run(&mut s, &mut KernelModel::default(), &mut [], |_, _| {}).expect("reading")
-    }
+fn model_only(trace: &Path) -> PassSummary {
+    Pass::new(&mut [])
+        .read(trace, &Work::none())
+        .expect("reading")
+        .summary
 }
 
-struct WholeGraph(i64, i64);
-impl WithSource for WholeGraph {
-    type Output = Graph;
-    fn run<S: EventSource>(self, mut s: S) -> Graph {
-        let mut b = GraphBuilder::new(self.0, self.1);
-        pass::run(
-            &mut s,
-            &mut KernelModel::default(),
-            &mut [&mut b],
-            |_, _| {},
-        )
+fn whole_graph(trace: &Path, start: i64, end: i64) -> Graph {
+    let mut b = GraphBuilder::new(start, end);
+    Pass::new(&mut [&mut b])
+        .read(trace, &Work::none())
         .expect("reading");
-        b.into_graph()
-    }
+    b.into_graph()
 }
 
-struct Explain(Request);
-impl WithSource for Explain {
-    type Output = Explanation;
-    fn run<S: EventSource>(self, mut s: S) -> Explanation {
-        explain(&mut s, &self.0, |_, _| {}).expect("reading")
-    }
+fn explain(trace: &Path, req: &Request) -> Explanation {
+    explain_trace(trace, OpenOptions::default(), req, &Work::none()).expect("reading")
 }
 
 fn ms(d: Duration) -> f64 {
@@ -127,11 +114,9 @@ fn main() {
     let percent: f64 = args
         .get(1)
         .map_or(1.0, |p| p.parse().expect("PERCENT is a number"));
-    let open = || AnyReader::open(&trace).expect("opening the trace");
-
     // Twice: the first read also brings the file into the page cache.
-    let _ = open().with(ModelOnly);
-    let (summary, t_read, _) = measured(|| open().with(ModelOnly));
+    let _ = model_only(&trace);
+    let (summary, t_read, _) = measured(|| model_only(&trace));
     let first = summary.first_ts.expect("events");
     let last = summary.last_ts;
     println!(
@@ -142,7 +127,7 @@ fn main() {
     );
     println!("whole read, model only:        {:>9.1} ms", ms(t_read));
 
-    let (graph, t_graph, heap_graph) = measured(|| open().with(WholeGraph(first, last)));
+    let (graph, t_graph, heap_graph) = measured(|| whole_graph(&trace, first, last));
     println!(
         "whole-trace graph:             {:>9.1} ms, peak heap {:.1} MiB, {} segments + edges, {} threads",
         ms(t_graph),
@@ -174,6 +159,7 @@ fn main() {
     drop(graph);
     let req = Request {
         tid,
+        start_tid: None,
         start,
         end,
         replay_ns: REPLAY_NS,
@@ -184,7 +170,7 @@ fn main() {
     let mut heap = 0;
     let mut last_e = None;
     for _ in 0..5 {
-        let (e, t, h) = measured(|| open().with(Explain(req.clone())));
+        let (e, t, h) = measured(|| explain(&trace, &req));
         best = best.min(t);
         heap = heap.max(h);
         last_e = Some(e);

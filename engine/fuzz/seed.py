@@ -6,7 +6,7 @@ project's recorded fixtures (../../fixtures/*/ctf, small packets only) and, when
 present, from the metadata files of the shared traces (../../../shared/traces/ctf),
 read now and never copied into the repository (corpus/ is gitignored).
 
-    python3 seed.py
+    python3 seed.py [--out DIR]   # default: corpus/ beside this script
 """
 
 import hashlib
@@ -109,14 +109,20 @@ def packetized(text, chunk=4000):
     return out
 
 
+OUT = os.path.join(HERE, "corpus")
+
+
 def write(corpus, data):
-    d = os.path.join(HERE, "corpus", corpus)
+    d = os.path.join(OUT, corpus)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
         f.write(data)
 
 
 def main():
+    global OUT
+    if len(sys.argv) == 3 and sys.argv[1] == "--out":
+        OUT = sys.argv[2]
     rec = recorded()
     shared = shared_metadata()
     metas = [SMALL, packetized(SMALL, 500)] + [m for m, _ in rec] + shared

@@ -3,9 +3,13 @@
 //! See ARCHITECTURE.md at the repository root for the layers and invariants.
 
 pub mod analysis;
+pub mod btf;
+pub mod capture;
 pub mod ctf;
+pub mod duration;
 pub mod event;
 pub mod ftrace;
 pub mod kernel;
 pub mod reader;
+pub mod run;
 pub mod value;

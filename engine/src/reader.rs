@@ -1,9 +1,11 @@
 //! Opening a trace whatever its format: a CTF directory (or a directory of
-//! CTF traces), or an ftrace text file.
+//! CTF traces), an ftrace text file, or a BTF file (told by its content,
+//! not its name).
 
 use std::io::Read;
 use std::path::Path;
 
+use crate::btf::{looks_like_btf, BtfSource};
 use crate::ctf::CtfReader;
 use crate::event::{EventSource, ReadError};
 use crate::ftrace::FtraceReader;
@@ -12,6 +14,15 @@ use crate::ftrace::FtraceReader;
 pub enum AnyReader {
     Ctf(CtfReader),
     Ftrace(Box<FtraceReader>),
+    Btf(Box<BtfSource>),
+}
+
+/// How to read a trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Skip malformed rows of a text trace (BTF), counted in the warnings,
+    /// instead of stopping at the first.
+    pub lenient: bool,
 }
 
 /// Work to do with a reader, whatever its concrete type.
@@ -29,6 +40,10 @@ pub struct UnknownFormat {
 
 impl AnyReader {
     pub fn open(path: &Path) -> Result<AnyReader, ReadError> {
+        AnyReader::open_with(path, OpenOptions::default())
+    }
+
+    pub fn open_with(path: &Path, options: OpenOptions) -> Result<AnyReader, ReadError> {
         if path.is_dir() {
             return Ok(AnyReader::Ctf(
                 CtfReader::open(path).map_err(ReadError::new)?,
@@ -44,6 +59,20 @@ impl AnyReader {
         let n = std::fs::File::open(path)
             .and_then(|mut f| f.read(&mut head))
             .map_err(|e| ReadError::new(crate::ctf::CtfError::io(path, e)))?;
+        if n == 0 {
+            return Err(ReadError::new(UnknownFormat {
+                path: path.to_path_buf(),
+                message: "empty file: not a trace".into(),
+            }));
+        }
+        if looks_like_btf(&head[..n]) {
+            let lenient = crate::btf::Options {
+                lenient: options.lenient,
+            };
+            return Ok(AnyReader::Btf(Box::new(
+                BtfSource::open(path, lenient).map_err(ReadError::new)?,
+            )));
+        }
         if looks_like_ftrace(&head[..n]) {
             return Ok(AnyReader::Ftrace(Box::new(
                 FtraceReader::open(path).map_err(ReadError::new)?,
@@ -51,7 +80,7 @@ impl AnyReader {
         }
         Err(ReadError::new(UnknownFormat {
             path: path.to_path_buf(),
-            message: "not a trace sextant reads: expected a CTF trace directory or an ftrace text file (/sys/kernel/tracing/trace)".into(),
+            message: "not a trace sextant reads: expected a CTF trace directory, an ftrace text file (/sys/kernel/tracing/trace) or a BTF file (#version 2.1 or 2.2)".into(),
         }))
     }
 
@@ -59,6 +88,7 @@ impl AnyReader {
         match self {
             AnyReader::Ctf(r) => work.run(r),
             AnyReader::Ftrace(r) => work.run(*r),
+            AnyReader::Btf(r) => work.run(*r),
         }
     }
 }

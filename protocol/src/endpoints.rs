@@ -193,9 +193,9 @@ pub static ENDPOINTS: &[Endpoint] = &[
     endpoint!("tsp/dataTree/tree", Post "/experiments/{expUUID}/outputs/data/{outputId}/tree", |s, c| s
         .data_tree(c.id("expUUID"), c.id("outputId"), c.body)),
     endpoint!("tsp/genericXY/tree", Post "/experiments/{expUUID}/outputs/genericXY/{outputId}/tree", |s, c| s
-        .density_tree(c.id("expUUID"), c.id("outputId"), c.body)),
+        .generic_xy_tree(c.id("expUUID"), c.id("outputId"), c.body)),
     endpoint!("tsp/genericXY/xy", Post "/experiments/{expUUID}/outputs/genericXY/{outputId}/xy", |s, c| s
-        .density_xy(c.id("expUUID"), c.id("outputId"), c.body)),
+        .generic_xy(c.id("expUUID"), c.id("outputId"), c.body)),
     endpoint!("tsp/outputs/configTypes", Get "/experiments/{expUUID}/outputs/{outputId}/configTypes", |s, c| s
         .output_config_types(c.id("expUUID"), c.id("outputId"))),
     endpoint!("tsp/outputs/configType", Get "/experiments/{expUUID}/outputs/{outputId}/configTypes/{typeId}", |s, c| s

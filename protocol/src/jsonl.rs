@@ -1,5 +1,5 @@
-//! Events as JSON text, the DESIGN.md contract: integers as numbers, enums as
-//! their value, text as strings, arrays as lists, structures as objects,
+//! Events as JSON text (`sextant dump --format jsonl`): integers as numbers,
+//! enums as their value, text as strings, arrays as lists, structures as objects,
 //! variants as their selected field. Written straight from the decoder's
 //! values, without building a tree.
 

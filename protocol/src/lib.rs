@@ -8,5 +8,6 @@ pub mod endpoints;
 pub mod http;
 pub mod jsonl;
 pub mod rpc;
+pub mod servers;
 pub mod service;
 pub mod sync;

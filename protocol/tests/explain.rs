@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use common::{repo_root, sextant, shared_dir, skip_shared};
+use common::{repo_root, sextant, shared_dir, skip_shared, tsv};
 use serde_json::Value;
 
 fn fixture(rel: &str) -> PathBuf {
@@ -33,24 +33,6 @@ fn explain_json(trace: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("explain --format json prints one JSON document")
 }
 
-/// Rows of a ground-truth TSV (header line first, `#` comments skipped).
-fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = std::fs::read_to_string(path).expect("ground truth");
-    let mut lines = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
-    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
 /// name → (tid, kernel prio) from a `.threads` file.
 fn threads(path: &Path) -> HashMap<String, (i64, i64)> {
     tsv(path)
@@ -64,12 +46,23 @@ fn threads(path: &Path) -> HashMap<String, (i64, i64)> {
         .collect()
 }
 
+/// name → "FIFO/RR 80": the priority as the scenario set it, as explain
+/// writes it when the trace does not say FIFO or RR.
+fn set_priorities(path: &Path) -> HashMap<String, String> {
+    tsv(path)
+        .into_iter()
+        .filter(|r| r["policy"] == "SCHED_FIFO")
+        .map(|r| (r["name"].clone(), format!("FIFO/RR {}", r["rt_priority"])))
+        .collect()
+}
+
 fn num(r: &HashMap<String, String>, k: &str) -> i64 {
     r[k].parse()
         .unwrap_or_else(|_| panic!("ground truth field {k}: {}", r[k]))
 }
 
-/// The path covers the execution exactly, piece after piece.
+/// The path covers the execution exactly, piece after piece, and every
+/// nanosecond of it goes to one cause.
 fn check_cover(doc: &Value) {
     let e = &doc["execution"];
     let path = doc["critical_path"].as_array().expect("critical_path[]");
@@ -82,10 +75,18 @@ fn check_cover(doc: &Value) {
     for w in path.windows(2) {
         assert_eq!(w[0]["end"], w[1]["start"], "contiguous pieces: {w:?}");
     }
+    let costs: i64 = doc["causes"]
+        .as_array()
+        .expect("causes[]")
+        .iter()
+        .map(|c| c["cost"].as_i64().unwrap())
+        .sum();
+    assert_eq!(Some(costs), e["duration"].as_i64(), "causes cover the path");
 }
 
 fn check_scenario_a(trace: &Path, gt: &Path) {
     let names = threads(&gt.with_extension("tsv.threads"));
+    let set = set_priorities(&gt.with_extension("tsv.threads"));
     let (high, high_prio) = names["rt_high"];
     let (low, _) = names["rt_low"];
     let model = repo_root().join("schemas/examples/periodic-rt_high.json");
@@ -134,15 +135,21 @@ fn check_scenario_a(trace: &Path, gt: &Path) {
             "{name} held the path {held} ns, its burst lasted {burst} ns"
         );
     }
+    // The diagnosis names the medium thread first, then rt_low it
+    // preempted and rt_high waiting on it, with the priorities as set.
     let diagnosis = doc["diagnosis"].as_str().unwrap();
+    let med = bursts
+        .iter()
+        .map(|b| format!("rt_{b} ({}) preempted ", set[&format!("rt_{b}")]))
+        .find(|m| diagnosis.starts_with(m.as_str()));
+    assert!(med.is_some(), "{diagnosis}");
     assert!(
-        diagnosis.starts_with("rt_low ") && diagnosis.ends_with("priority inversion"),
+        diagnosis.contains(&format!("rt_low ({})", set["rt_low"]))
+            && diagnosis.contains(&format!("while rt_high ({}) waited", set["rt_high"]))
+            && diagnosis.contains("priority inversion"),
         "{diagnosis}"
     );
-    assert!(
-        diagnosis.contains(&format!("rt_high's {high_prio}")),
-        "{diagnosis}"
-    );
+    assert_eq!(doc["inversion"], true);
     assert!(doc["relations"]["direct"]
         .as_array()
         .unwrap()
@@ -184,7 +191,8 @@ fn scenario_a_each_med1_period_names_rt_med1() {
     check_cover(&doc);
     let d = doc["diagnosis"].as_str().unwrap();
     assert!(
-        d.contains("by rt_med1 (prio 49") && d.ends_with("priority inversion"),
+        d.starts_with("rt_med1 (FIFO/RR 50) preempted rt_low (FIFO/RR 10)")
+            && d.contains("priority inversion"),
         "{d}"
     );
 }
@@ -215,7 +223,15 @@ fn scenario_b_names_the_misconfigured_hog() {
     assert_eq!(c["prio"], hog_prio);
     assert_eq!(c["related"], false);
     let d = doc["diagnosis"].as_str().unwrap();
-    assert!(d.contains(&format!("by rt_hog (prio {hog_prio}")), "{d}");
+    assert!(d.starts_with("rt_hog (FIFO/RR 65) "), "{d}");
+    let main = doc["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["interference"] == true)
+        .expect("interference");
+    assert_eq!(main["by"]["tid"], hog);
+    assert_eq!(main["by"]["prio"], hog_prio);
 }
 
 #[test]
@@ -278,7 +294,10 @@ fn text_output_names_the_inversion() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("PRIORITY INVERSION"), "{text}");
-    assert!(text.contains("diagnosis: rt_low (prio 89)"), "{text}");
+    assert!(
+        text.contains("diagnosis: rt_med") && text.contains("preempted rt_low (FIFO/RR 10)"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------

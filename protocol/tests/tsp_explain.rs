@@ -247,7 +247,11 @@ fn explain_outputs_over_tsp() {
         .map(|r| {
             (
                 r["comm"].as_str().unwrap().to_string(),
-                r["prio"].to_string(),
+                format!(
+                    "{} (kernel prio {})",
+                    r["priority"].as_str().unwrap(),
+                    r["prio"]
+                ),
             )
         })
         .collect();
@@ -263,7 +267,7 @@ fn explain_outputs_over_tsp() {
         styles["styles"]["inversion"]["values"]["background-color"],
         "#d62728"
     );
-    let reference_prio = reference["prio"].to_string();
+    let reference_priority = reference["priority"].as_str().unwrap();
     for (comm, prio) in &inversions {
         let e = entries
             .iter()
@@ -283,9 +287,10 @@ fn explain_outputs_over_tsp() {
                    "requested_element": {"elementType": "state", "time": s["start"], "duration": 1}}}),
         );
         assert_eq!(tip["Priority"], prio.as_str());
+        let set = prio.split(" (kernel").next().unwrap();
         assert_eq!(
             tip["Priority inversion"],
-            format!("prio {prio} lower than rt_high's {reference_prio}").as_str(),
+            format!("{set} is lower than rt_high's {reference_priority}").as_str(),
             "{tip}"
         );
     }

@@ -1,5 +1,5 @@
 //! `sextant serve` end to end over HTTP: the real binary on a free loopback
-//! port, the VS Code Trace Viewer's call sequence (../shared/notes/TSP.md)
+//! port, the VS Code Trace Viewer's call sequence (docs/tsp-clients.md)
 //! replayed on fixtures/scenario-a/ctf, values checked against `sextant dump`
 //! and `sextant analyze`, and the error paths.
 

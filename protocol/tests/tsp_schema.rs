@@ -1,6 +1,6 @@
 //! Every response body of `sextant serve` validates against the TSP 0.6.0
 //! OpenAPI document (../shared/specs/tsp-API.yaml; skipped when absent): the
-//! VS Code Trace Viewer's call sequence (../shared/notes/TSP.md) on
+//! VS Code Trace Viewer's call sequence (docs/tsp-clients.md) on
 //! fixtures/scenario-a/ctf, answers while indexing runs, and the error paths.
 //!
 //! The schema of each answer is the spec's own: the request path is matched

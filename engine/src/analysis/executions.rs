@@ -6,15 +6,19 @@
 //! else its starting thread. Times come from the model's cumulative per-thread
 //! totals, so measuring costs two snapshots, not a walk over intervals.
 
+use std::path::Path;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
 use super::model::{EventPattern, ExecutionModel, Mode, NestedModel, Preset, ThreadFilter};
 use super::stats::{self, Stats};
+use crate::btf::instances::{InstanceTimes, Instances};
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;
+use crate::run::{Pass, RunError, Work};
 
 /// One execution found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,6 +49,9 @@ pub struct Execution {
     pub deadline_miss: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nested: Vec<Execution>,
+    /// A BTF task or runnable instance: its process-state times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub btf: Option<InstanceTimes>,
 }
 
 /// What an analysis looks for.
@@ -117,6 +124,57 @@ impl Executions {
     }
 }
 
+/// The executions of several traces (an experiment's), merged.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// In start order, numbered again from 0.
+    pub executions: Executions,
+    /// The position in the traces given of each execution's trace, by index.
+    pub trace_of: Vec<usize>,
+}
+
+/// A trace that could not be read, by its position.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct TraceFailure {
+    pub trace: usize,
+    #[source]
+    pub error: RunError,
+}
+
+/// The executions of `target` in each trace of `paths` (one pass each, each
+/// an equal share of `work`), merged in start order (ties by end, then
+/// thread) and numbered again.
+pub fn find_in_traces(
+    paths: &[&Path],
+    target: &Target,
+    work: &Work<'_>,
+) -> Result<Merged, TraceFailure> {
+    let mut merged = ExecutionAnalysis::new(target.clone()).into_executions();
+    let mut all: Vec<(Execution, usize)> = Vec::new();
+    for (trace, path) in paths.iter().enumerate() {
+        let mut analysis = ExecutionAnalysis::new(target.clone());
+        work.part(trace, paths.len(), |w| {
+            Pass::new(&mut [&mut analysis]).read(path, w)
+        })
+        .map_err(|error| TraceFailure { trace, error })?;
+        let found = analysis.into_executions();
+        merged.incomplete += found.incomplete;
+        all.extend(found.executions.into_iter().map(|x| (x, trace)));
+    }
+    all.sort_by_key(|(x, _)| (x.start, x.end, x.tid));
+    let mut trace_of = Vec::with_capacity(all.len());
+    for (i, (mut x, trace)) in all.into_iter().enumerate() {
+        x.index = i;
+        merged.executions.push(x);
+        trace_of.push(trace);
+    }
+    Ok(Merged {
+        executions: merged,
+        trace_of,
+    })
+}
+
 /// An execution under way.
 #[derive(Debug, Clone)]
 struct Active {
@@ -136,6 +194,8 @@ struct Active {
 pub struct ExecutionAnalysis {
     target: Target,
     machines: Machines,
+    /// BTF task instances (the `task-instance` preset).
+    instances: Option<Instances>,
 }
 
 /// The matching state, apart from the (read-only) target.
@@ -171,8 +231,11 @@ impl ExecutionAnalysis {
                 }
             }
         }
+        let instances =
+            matches!(target, Target::States(Preset::TaskInstance, _)).then(Instances::default);
         ExecutionAnalysis {
             target,
+            instances,
             machines: Machines {
                 names,
                 active: HashMap::default(),
@@ -196,10 +259,11 @@ impl ExecutionAnalysis {
             e.index = i;
             e.deadline_miss = deadline.map(|d| e.duration > d);
         }
+        let live = self.instances.map_or(0, |i| i.incomplete());
         Executions {
             name,
             executions,
-            incomplete: m.incomplete + m.active.len() as u64,
+            incomplete: m.incomplete + m.active.len() as u64 + live,
             deadline,
         }
     }
@@ -257,6 +321,7 @@ fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> E
         prio: measured.and_then(|t| t.prio_at(ts)).or(a.prio),
         deadline_miss: None,
         nested: a.nested,
+        btf: None,
     }
 }
 
@@ -465,6 +530,7 @@ impl Machines {
                 prio: t.prio_at(tr.from_since),
                 deadline_miss: None,
                 nested: Vec::new(),
+                btf: None,
             });
         }
         if preset == Preset::WholeThread {
@@ -498,10 +564,11 @@ fn whole(t: &crate::kernel::model::Thread, end: i64) -> Execution {
         prio: t.prio_at(t.first_seen),
         deadline_miss: None,
         nested: Vec::new(),
+        btf: None,
     }
 }
 
-fn cpu_bit(cpu: u32) -> u64 {
+pub(crate) fn cpu_bit(cpu: u32) -> u64 {
     if cpu < 64 {
         1 << cpu
     } else {
@@ -532,6 +599,7 @@ fn accepts(p: &EventPattern, ev: &KEvent<'_>, tid: i64) -> bool {
 impl Analysis for ExecutionAnalysis {
     fn wants(&self, canonical: &str) -> bool {
         self.machines.names.iter().any(|n| n == canonical)
+            || self.instances.as_ref().is_some_and(|i| i.wants(canonical))
     }
 
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
@@ -588,7 +656,10 @@ impl Analysis for ExecutionAnalysis {
                     ),
                 }
             }
-            Target::States(p, f) => m.states(*p, f, model),
+            Target::States(p, f) => match &mut self.instances {
+                Some(i) => i.on_event(ev, model, f, &mut m.done),
+                None => m.states(*p, f, model),
+            },
         }
     }
 

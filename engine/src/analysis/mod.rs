@@ -5,4 +5,5 @@ pub mod executions;
 pub mod explain;
 pub mod facilities;
 pub mod model;
+pub mod states;
 pub mod stats;

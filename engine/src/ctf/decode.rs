@@ -235,9 +235,15 @@ pub fn walk<'d, S: Sink<'d>>(
             }
             sink.close(false);
         }
-        Kind::Array { elem, len } => list(elem, *len, name, cur, st, sink)?,
+        // Arrays and sequences are aligned on their elements' alignment even
+        // when empty (CTF 1.8 §4.2.3, §4.2.4; LTTng writes them so).
+        Kind::Array { elem, len } => {
+            cur.align(ty.align)?;
+            list(elem, *len, name, cur, st, sink)?
+        }
         Kind::Sequence { elem, len } => {
             let n = length(st, *len, cur.pos)?;
+            cur.align(ty.align)?;
             list(elem, n, name, cur, st, sink)?;
         }
         Kind::Variant {
@@ -262,6 +268,10 @@ pub fn walk<'d, S: Sink<'d>>(
     Ok(())
 }
 
+/// Elements a list may hold beyond the bits left in the packet, when they
+/// may be empty (structures without members, or of variable size).
+const MAX_EMPTY_ELEMENTS: u64 = 1 << 16;
+
 fn list<'d, S: Sink<'d>>(
     elem: &FieldType,
     n: u64,
@@ -270,10 +280,16 @@ fn list<'d, S: Sink<'d>>(
     st: &mut State<'_>,
     sink: &mut S,
 ) -> Result<(), DecodeError> {
-    // Every element takes at least a bit, or is empty: either way a count
-    // above the bits left is corrupt data (or an absurd declaration), not a
-    // reason to loop for a long time.
-    if n > cur.end - cur.pos {
+    // Every element takes at least a bit, or is empty (a structure without
+    // members): a count above the bits left, and above what any real trace
+    // holds of empty elements, is corrupt data, not a reason to loop for a
+    // long time.
+    let room = cur.end - cur.pos;
+    let most = match elem.fixed_bits {
+        Some(bits) if bits > 0 => room,
+        _ => room.max(MAX_EMPTY_ELEMENTS),
+    };
+    if n > most {
         return fail(
             cur.pos,
             format!("{n} elements cannot fit in what is left of the packet"),

@@ -232,17 +232,19 @@ fn compile_stream(
                 roots: roots_with(&stream_roots, None, None),
                 slots: &mut slots,
                 line: None,
+                event: None,
             };
             r.walk(t, vec![i as u32], &mut Vec::new())?;
         }
     }
-    for e in events {
+    for (n, e) in events.iter().enumerate() {
         for (i, root) in [(4u32, e.context.as_ref()), (5, e.fields.as_ref())] {
             if let Some(t) = root {
                 let mut r = Resolver {
                     roots: roots_with(&stream_roots, e.context.as_ref(), e.fields.as_ref()),
                     slots: &mut slots,
                     line: Some(e.line),
+                    event: Some(n),
                 };
                 r.walk(t, vec![i], &mut Vec::new())?;
             }
@@ -250,22 +252,23 @@ fn compile_stream(
     }
 
     // Pass 2: compile, attaching slots to their targets.
-    let compile_root = |root: Root, t: Option<&TypeDecl>, line: Option<u32>| {
+    let compile_root = |root: Root, t: Option<&TypeDecl>, line: Option<u32>, event| {
         t.map(|t| {
             Compiler {
                 slots: &slots,
                 order,
                 root,
                 line,
+                event,
             }
             .compile(t, &mut vec![root as u32])
         })
         .transpose()
     };
-    let packet_header = compile_root(Root::PacketHeader, stream_roots[0], None)?;
-    let packet_context = compile_root(Root::PacketContext, stream_roots[1], None)?;
-    let event_header = compile_root(Root::EventHeader, stream_roots[2], None)?;
-    let event_context = compile_root(Root::StreamEventContext, stream_roots[3], None)?;
+    let packet_header = compile_root(Root::PacketHeader, stream_roots[0], None, None)?;
+    let packet_context = compile_root(Root::PacketContext, stream_roots[1], None, None)?;
+    let event_header = compile_root(Root::EventHeader, stream_roots[2], None, None)?;
+    let event_context = compile_root(Root::StreamEventContext, stream_roots[3], None, None)?;
 
     let mut classes: Vec<Option<EventClass>> = Vec::new();
     for (n, e) in events.iter().enumerate() {
@@ -298,9 +301,14 @@ fn compile_stream(
         classes[idx] = Some(EventClass {
             id,
             name: name.into(),
-            context: compile_root(Root::EventContext, e.context.as_ref(), Some(e.line))?,
+            context: compile_root(
+                Root::EventContext,
+                e.context.as_ref(),
+                Some(e.line),
+                Some(n),
+            )?,
             payload_flat: None,
-            payload: compile_root(Root::EventFields, e.fields.as_ref(), Some(e.line))?,
+            payload: compile_root(Root::EventFields, e.fields.as_ref(), Some(e.line), Some(n))?,
         });
         if let Some(c) = classes[idx].as_mut() {
             c.payload_flat = c.payload.as_ref().and_then(FlatPayload::new);
@@ -345,12 +353,24 @@ fn roots_with<'a>(
     [stream[0], stream[1], stream[2], stream[3], ctx, fields]
 }
 
+/// An address made unique across the stream: addresses in the event scopes
+/// of different classes look alike (`[EventFields, 2]`), so they carry the
+/// class (its index in the stream's list).
+type Key = (Option<usize>, Addr);
+
+fn key(event: Option<usize>, addr: &Addr) -> Key {
+    let in_event = addr
+        .first()
+        .is_some_and(|r| *r >= Root::EventContext as u32);
+    (event.filter(|_| in_event), addr.clone())
+}
+
 #[derive(Default)]
 struct Slots {
     /// Targets of references (integers whose value later fields need).
-    by_addr: HashMap<Addr, Slot>,
+    by_addr: HashMap<Key, Slot>,
     /// References, by the address of the sequence or variant making them.
-    refs: HashMap<Addr, Reference>,
+    refs: HashMap<Key, Reference>,
     next: u16,
 }
 
@@ -362,7 +382,7 @@ struct Reference {
 }
 
 impl Slots {
-    fn get_or_add(&mut self, addr: Addr) -> Result<Slot, LayoutError> {
+    fn get_or_add(&mut self, addr: Key) -> Result<Slot, LayoutError> {
         if let Some(s) = self.by_addr.get(&addr) {
             return Ok(*s);
         }
@@ -388,6 +408,8 @@ struct Resolver<'a, 's> {
     roots: [Option<&'a TypeDecl>; 6],
     slots: &'s mut Slots,
     line: Option<u32>,
+    /// The event class whose scopes are walked (index in the stream's list).
+    event: Option<usize>,
 }
 
 impl<'a> Resolver<'a, '_> {
@@ -423,12 +445,12 @@ impl<'a> Resolver<'a, '_> {
                         format!("variant tag `{}` is not an enum", tag.join(".")),
                     );
                 };
-                let slot = self.slots.get_or_add(target)?;
+                let slot = self.slots.get_or_add(key(self.event, &target))?;
                 let reference = Reference {
                     slot,
                     mappings: mappings.clone(),
                 };
-                self.slots.refs.insert(addr.clone(), reference);
+                self.slots.refs.insert(key(self.event, &addr), reference);
                 for (i, (_, ot)) in options.iter().enumerate() {
                     let mut a = addr.clone();
                     a.push(i as u32);
@@ -437,12 +459,12 @@ impl<'a> Resolver<'a, '_> {
             }
             TypeDecl::Sequence { elem, len } => {
                 let (target, _) = self.resolve(len, &addr, frames)?;
-                let slot = self.slots.get_or_add(target)?;
+                let slot = self.slots.get_or_add(key(self.event, &target))?;
                 let reference = Reference {
                     slot,
                     mappings: Vec::new(),
                 };
-                self.slots.refs.insert(addr.clone(), reference);
+                self.slots.refs.insert(key(self.event, &addr), reference);
                 let mut a = addr;
                 a.push(ELEMENT);
                 self.walk(elem, a, frames)?;
@@ -518,6 +540,7 @@ struct Compiler<'s> {
     order: ByteOrder,
     root: Root,
     line: Option<u32>,
+    event: Option<usize>,
 }
 
 impl Compiler<'_> {
@@ -632,7 +655,7 @@ impl Compiler<'_> {
                 bits: d.size as u8,
                 signed: d.signed,
                 order: d.byte_order.unwrap_or(self.order),
-                store: self.slots.by_addr.get(addr).copied(),
+                store: self.slots.by_addr.get(&key(self.event, addr)).copied(),
                 role: Role::Plain,
             }),
             d.align,
@@ -642,7 +665,7 @@ impl Compiler<'_> {
     /// The slot (and, for a variant tag, the enum ranges) pass 1 recorded for
     /// the reference made by the field at `site`.
     fn reference(&self, site: &Addr) -> Result<&Reference, LayoutError> {
-        self.slots.refs.get(site).map_or_else(
+        self.slots.refs.get(&key(self.event, site)).map_or_else(
             || err(self.line, "internal error: unresolved field reference"),
             Ok,
         )

@@ -5,6 +5,7 @@
 //! `stream` (packets and events of one file) → `merge` (all streams of all
 //! traces in time order).
 
+pub mod crosscheck;
 pub mod decode;
 mod error;
 mod flat;
@@ -13,8 +14,11 @@ pub mod layout;
 mod merge;
 pub mod metadata;
 mod stream;
+#[cfg(any(test, feature = "synth"))]
+pub mod synth;
 mod trace;
 pub mod types;
+pub mod writer;
 
 pub use error::CtfError;
 pub use merge::{CtfReader, Warnings};

@@ -161,7 +161,7 @@ impl StreamFile {
         &self.packet
     }
 
-    fn stream_class(&self) -> &StreamClass {
+    pub(super) fn stream_class(&self) -> &StreamClass {
         &self.layout.streams[self.packet.stream]
     }
 
@@ -177,9 +177,23 @@ impl StreamFile {
         self.data_error(e.bit, e.message)
     }
 
+    pub(super) fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub(super) fn slots(&self) -> &[Cell<i64>] {
+        &self.slots
+    }
+
+    /// Loads the next non-empty packet for a walk of its own (`crosscheck`):
+    /// where its events start, or `None` at the end of the file.
+    pub(super) fn load_next_packet(&mut self) -> Result<Option<u64>, CtfError> {
+        Ok(self.next_packet()?.then_some(self.pos))
+    }
+
     /// The current packet's bytes.
     #[inline]
-    fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &[u8] {
         self.map.as_ref().map_or(&[], |m| &m[self.data.clone()])
     }
 
@@ -502,6 +516,11 @@ impl<'s> EventRef<'s> {
 
     pub fn trace(&self) -> usize {
         self.stream.trace
+    }
+
+    /// The event's id in its stream class.
+    pub fn class_id(&self) -> u64 {
+        self.class.id
     }
 
     pub fn payload_type(&self) -> Option<&'s FieldType> {

@@ -5,4 +5,5 @@
 pub mod fields;
 pub mod model;
 pub mod pass;
+pub mod priority;
 pub mod vocabulary;

@@ -195,6 +195,11 @@ impl KernelModel {
         self.cpus.get(cpu as usize).copied().flatten()
     }
 
+    /// Each CPU's current thread, by CPU number.
+    pub fn cpus(&self) -> &[Option<i64>] {
+        &self.cpus
+    }
+
     /// State changes made by the last `apply`.
     pub fn transitions(&self) -> &[Transition] {
         &self.transitions

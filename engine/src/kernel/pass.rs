@@ -1,5 +1,7 @@
-//! The single pass: events from a reader, mapped to the canonical vocabulary,
-//! applied to the kernel model, and handed to every analysis in the same loop.
+//! The single pass, one event at a time: an event from a reader mapped to the
+//! canonical vocabulary, applied to the kernel model, and handed to every
+//! analysis. The loop over a reader (with its range, progress and
+//! cancellation) is `crate::run`.
 //!
 //! Payloads are decoded only for event classes someone needs (the model's
 //! scheduling events, and the names analyses ask for); for the rest, the
@@ -9,8 +11,10 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::{Fields, NameSink, Payload};
 use super::model::{KEvent, KernelModel};
-use super::vocabulary::{canonical_event, canonical_fields, kind_of, Kind, Tracer};
-use crate::event::{Event, EventSource, ReadError};
+use super::vocabulary::{
+    canonical_event, canonical_fields, kind_of, payload_cpu, payload_thread, Kind, Tracer,
+};
+use crate::event::{Event, ReadError};
 
 /// Something computed in the pass.
 pub trait Analysis {
@@ -49,51 +53,26 @@ struct ClassInfo {
     layout: Option<(Tracer, Vec<Box<str>>)>,
 }
 
-/// Runs the pass to the end of `source` (or until every analysis is done).
-/// `progress` receives (bytes done, bytes total) now and then.
-pub fn run<S: EventSource>(
-    source: &mut S,
-    model: &mut KernelModel,
-    analyses: &mut [&mut dyn Analysis],
-    progress: impl FnMut(u64, u64),
-) -> Result<PassSummary, ReadError> {
-    run_until(source, model, analyses, i64::MAX, progress)
+/// The per-class decisions and the reused payload buffers of one pass.
+#[derive(Default)]
+pub struct Interpreter {
+    classes: HashMap<u64, ClassInfo>,
+    fields: Fields,
 }
 
-/// The pass from wherever `source` stands (e.g. after a seek) up to and
-/// including the events at `until`: the first event after it is not applied,
-/// and the analyses finish at `until`. Reading a range costs the range.
-pub fn run_until<S: EventSource>(
-    source: &mut S,
-    model: &mut KernelModel,
-    analyses: &mut [&mut dyn Analysis],
-    until: i64,
-    mut progress: impl FnMut(u64, u64),
-) -> Result<PassSummary, ReadError> {
-    let mut classes: HashMap<u64, ClassInfo> = HashMap::default();
-    let mut fields = Fields::default();
-    let mut summary = PassSummary::default();
-    let mut passed_until = false;
-    while source.advance()? {
-        let ev = source.event().expect("advance returned true");
-        let ts = ev.ts();
-        if ts > until {
-            summary.stopped_early = true;
-            passed_until = true;
-            break;
-        }
-        summary.events += 1;
-        summary.first_ts.get_or_insert(ts);
-        summary.last_ts = ts;
-        if summary.events % 65536 == 0 {
-            let (done, total) = source.progress();
-            progress(done, total);
-            if !analyses.is_empty() && analyses.iter().all(|a| a.done()) {
-                summary.stopped_early = true;
-                break;
-            }
-        }
-        let info = classes.entry(ev.class()).or_insert_with(|| {
+impl Interpreter {
+    /// Applies `ev` (at `ts`) to the model and the analyses when its class is
+    /// one the model interprets or an analysis wants; answers whether its
+    /// payload was decoded. Which analyses want a class is asked once, at
+    /// its first event: the analyses must be the same at every call.
+    pub fn apply<'s, E: Event<'s>>(
+        &mut self,
+        ev: &E,
+        ts: i64,
+        model: &mut KernelModel,
+        analyses: &mut [&mut dyn Analysis],
+    ) -> Result<bool, ReadError> {
+        let info = self.classes.entry(ev.class()).or_insert_with(|| {
             let name: Box<str> = canonical_event(ev.name()).into();
             let kind = kind_of(&name);
             let wanted = kind != Kind::Other || analyses.iter().any(|a| a.wants(&name));
@@ -105,7 +84,7 @@ pub fn run_until<S: EventSource>(
             }
         });
         if !info.wanted {
-            continue;
+            return Ok(false);
         }
         if info.layout.is_none() {
             let mut names = NameSink::default();
@@ -115,26 +94,18 @@ pub fn run_until<S: EventSource>(
             info.layout = Some((tracer, canonical_fields(tracer, info.kind, &raw)));
         }
         let (tracer, names) = info.layout.as_ref().expect("set above");
-        ev.visit_fields(&mut fields.sink())?;
-        summary.decoded += 1;
+        ev.visit_fields(&mut self.fields.sink())?;
         let payload = Payload {
             names,
-            fields: &fields,
+            fields: &self.fields,
         };
-        // perf marks the final switch of an exiting thread with perf_tid -1.
-        let thread = ev
-            .thread()
-            .or_else(|| payload.int("perf_tid").filter(|t| *t >= 0));
-        let cpu = ev
-            .cpu()
-            .or_else(|| payload.int("perf_cpu").and_then(|c| u32::try_from(c).ok()));
         let kev = KEvent {
             ts,
-            cpu,
+            cpu: ev.cpu().or_else(|| payload_cpu(&payload)),
             name: &info.name,
             kind: info.kind,
             tracer: *tracer,
-            thread,
+            thread: ev.thread().or_else(|| payload_thread(&payload)),
             payload,
         };
         let before = model.event_thread(&kev);
@@ -142,11 +113,6 @@ pub fn run_until<S: EventSource>(
         for a in analyses.iter_mut() {
             a.on_event(&kev, before, model);
         }
+        Ok(true)
     }
-    let end = if passed_until { until } else { summary.last_ts };
-    for a in analyses.iter_mut() {
-        a.finish(model, end);
-    }
-    summary.repairs = model.repairs;
-    Ok(summary)
 }

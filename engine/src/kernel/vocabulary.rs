@@ -1,8 +1,54 @@
-//! The one table that knows tracers' spellings (KERNEL.md): LTTng, perf
-//! (`perf data convert --to-ctf`) and ftrace text, mapped onto the canonical
-//! LTTng-style vocabulary. Nothing else in the engine tests a tracer's spelling.
+//! The one table that knows tracers' spellings: LTTng, perf (`perf data
+//! convert --to-ctf`) and ftrace text, mapped onto the canonical LTTng-style
+//! vocabulary (`docs/kernel-events.md` lists the rows and the traps). Nothing
+//! else in the engine tests a tracer's spelling; analyses name events by the
+//! constants of `names`.
 
 use std::borrow::Cow;
+
+use super::fields::Payload;
+
+/// Canonical event names, as analyses match them.
+pub mod names {
+    pub const SCHED_SWITCH: &str = "sched_switch";
+    pub const SCHED_WAKING: &str = "sched_waking";
+    pub const SCHED_WAKEUP: &str = "sched_wakeup";
+    pub const SCHED_WAKEUP_NEW: &str = "sched_wakeup_new";
+    pub const SCHED_PI_SETPRIO: &str = "sched_pi_setprio";
+    pub const SCHED_PROCESS_FORK: &str = "sched_process_fork";
+    pub const SCHED_PROCESS_EXEC: &str = "sched_process_exec";
+    pub const SCHED_PROCESS_EXIT: &str = "sched_process_exit";
+    pub const SCHED_PROCESS_FREE: &str = "sched_process_free";
+    pub const STATEDUMP_PROCESS: &str = "lttng_statedump_process_state";
+    pub const IRQ_HANDLER_ENTRY: &str = "irq_handler_entry";
+    pub const IRQ_HANDLER_EXIT: &str = "irq_handler_exit";
+    pub const SOFTIRQ_ENTRY: &str = "irq_softirq_entry";
+    pub const SOFTIRQ_EXIT: &str = "irq_softirq_exit";
+    pub const SOFTIRQ_RAISE: &str = "irq_softirq_raise";
+    pub const HRTIMER_INIT: &str = "hrtimer_init";
+    pub const HRTIMER_START: &str = "hrtimer_start";
+    pub const HRTIMER_EXPIRE_ENTRY: &str = "hrtimer_expire_entry";
+    pub const HRTIMER_EXPIRE_EXIT: &str = "hrtimer_expire_exit";
+    pub const HRTIMER_CANCEL: &str = "hrtimer_cancel";
+    /// System calls are `SYSCALL_ENTRY` / `SYSCALL_EXIT` + the call's name.
+    pub const SYSCALL_ENTRY: &str = "syscall_entry_";
+    pub const SYSCALL_EXIT: &str = "syscall_exit_";
+    pub const FUTEX_ENTRY: &str = "syscall_entry_futex";
+    pub const FUTEX_EXIT: &str = "syscall_exit_futex";
+    pub const FUTEX_WAIT_ENTRY: &str = "syscall_entry_futex_wait";
+    pub const FUTEX_WAIT_EXIT: &str = "syscall_exit_futex_wait";
+    pub const FUTEX_WAKE_ENTRY: &str = "syscall_entry_futex_wake";
+    pub const FUTEX_WAKE_EXIT: &str = "syscall_exit_futex_wake";
+    pub const MQ_SEND_ENTRY: &str = "syscall_entry_mq_timedsend";
+    pub const MQ_SEND_EXIT: &str = "syscall_exit_mq_timedsend";
+    pub const MQ_RECEIVE_ENTRY: &str = "syscall_entry_mq_timedreceive";
+    pub const MQ_RECEIVE_EXIT: &str = "syscall_exit_mq_timedreceive";
+}
+
+/// perf's payload fields naming the event's thread and CPU (the other
+/// tracers say them in the framing or the packet context).
+const PERF_TID: &str = "perf_tid";
+const PERF_CPU: &str = "perf_cpu";
 
 /// Which tracer wrote an event class, as far as spelling goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +82,7 @@ impl Tracer {
     pub fn of_class(raw_name: &str, has_framing_thread: bool, fields: &[&str]) -> Tracer {
         if has_framing_thread {
             Tracer::Ftrace
-        } else if raw_name.contains(':') || fields.contains(&"perf_tid") {
+        } else if raw_name.contains(':') || fields.contains(&PERF_TID) {
             Tracer::Perf
         } else {
             Tracer::Lttng
@@ -49,55 +95,72 @@ pub fn canonical_event(raw: &str) -> Cow<'_, str> {
     // perf: `sched:sched_switch`, `syscalls:sys_enter_futex`, `timer:hrtimer_start`.
     let base = raw.rsplit_once(':').map_or(raw, |(_, b)| b);
     if let Some(s) = base.strip_prefix("sys_enter_") {
-        return Cow::Owned(format!("syscall_entry_{s}"));
+        return Cow::Owned(format!("{}{s}", names::SYSCALL_ENTRY));
     }
     if let Some(s) = base.strip_prefix("sys_exit_") {
-        return Cow::Owned(format!("syscall_exit_{s}"));
+        return Cow::Owned(format!("{}{s}", names::SYSCALL_EXIT));
     }
     if let Some(s) = base.strip_prefix("compat_syscall_") {
         return Cow::Owned(format!("syscall_{s}"));
     }
     // LTTng before 2.7 spelt entries `sys_X` (and exits `exit_syscall`).
     if let Some(s) = base.strip_prefix("sys_") {
-        return Cow::Owned(format!("syscall_entry_{s}"));
+        return Cow::Owned(format!("{}{s}", names::SYSCALL_ENTRY));
     }
     match base {
         // Kernels >= 6.13 replaced hrtimer_init by hrtimer_setup.
-        "hrtimer_setup" => Cow::Borrowed("hrtimer_init"),
+        "hrtimer_setup" => Cow::Borrowed(names::HRTIMER_INIT),
         // LTTng prefixes the softirq events with their subsystem.
-        "softirq_entry" => Cow::Borrowed("irq_softirq_entry"),
-        "softirq_exit" => Cow::Borrowed("irq_softirq_exit"),
-        "softirq_raise" => Cow::Borrowed("irq_softirq_raise"),
+        "softirq_entry" => Cow::Borrowed(names::SOFTIRQ_ENTRY),
+        "softirq_exit" => Cow::Borrowed(names::SOFTIRQ_EXIT),
+        "softirq_raise" => Cow::Borrowed(names::SOFTIRQ_RAISE),
         _ if base.len() == raw.len() => Cow::Borrowed(raw),
         _ => Cow::Owned(base.to_string()),
     }
 }
 
 pub fn kind_of(canonical: &str) -> Kind {
+    use names::*;
     match canonical {
-        "sched_switch" => Kind::SchedSwitch,
-        "sched_waking" => Kind::SchedWaking,
-        "sched_wakeup" => Kind::SchedWakeup,
-        "sched_wakeup_new" => Kind::SchedWakeupNew,
-        "sched_pi_setprio" => Kind::SchedPiSetprio,
-        "sched_process_fork" => Kind::SchedProcessFork,
-        "sched_process_exec" => Kind::SchedProcessExec,
-        "sched_process_exit" => Kind::SchedProcessExit,
-        "sched_process_free" => Kind::SchedProcessFree,
-        "lttng_statedump_process_state" => Kind::StatedumpProcess,
+        SCHED_SWITCH => Kind::SchedSwitch,
+        SCHED_WAKING => Kind::SchedWaking,
+        SCHED_WAKEUP => Kind::SchedWakeup,
+        SCHED_WAKEUP_NEW => Kind::SchedWakeupNew,
+        SCHED_PI_SETPRIO => Kind::SchedPiSetprio,
+        SCHED_PROCESS_FORK => Kind::SchedProcessFork,
+        SCHED_PROCESS_EXEC => Kind::SchedProcessExec,
+        SCHED_PROCESS_EXIT => Kind::SchedProcessExit,
+        SCHED_PROCESS_FREE => Kind::SchedProcessFree,
+        STATEDUMP_PROCESS => Kind::StatedumpProcess,
         _ => Kind::Other,
     }
+}
+
+/// The event's thread when its payload names it (perf's `perf_tid`; -1
+/// marks the final switch of an exiting thread, which names none).
+pub fn payload_thread(payload: &Payload<'_>) -> Option<i64> {
+    payload.int(PERF_TID).filter(|t| *t >= 0)
+}
+
+/// The event's CPU when its payload names it (perf's `perf_cpu`).
+pub fn payload_cpu(payload: &Payload<'_>) -> Option<u32> {
+    payload.int(PERF_CPU).and_then(|c| u32::try_from(c).ok())
 }
 
 /// The canonical names of a class's payload fields, in order. perf and ftrace
 /// say `pid` where LTTng says `tid` (the kernel's pid *is* the thread id);
 /// LTTng's fork also has `parent_pid`, the process id, so a `…pid` is renamed
-/// only when the class has no `…tid` of the same prefix.
+/// only when the class has no `…tid` of the same prefix. ftrace text prints
+/// a fork's parent as `comm=… pid=…` (the tracepoint's format string), not
+/// under its field names `parent_comm`, `parent_pid`.
 pub fn canonical_fields(tracer: Tracer, kind: Kind, raw: &[&str]) -> Vec<Box<str>> {
     raw.iter()
         .map(|f| {
             let renamed = match (tracer, kind) {
                 (Tracer::Lttng, _) | (_, Kind::Other) => None,
+                (Tracer::Ftrace, Kind::SchedProcessFork) if matches!(*f, "pid" | "comm") => {
+                    Some(format!("parent_{}", f.replace("pid", "tid")))
+                }
                 _ => f.strip_suffix("pid").map(|prefix| format!("{prefix}tid")),
             };
             match renamed {
@@ -189,6 +252,17 @@ mod tests {
             &["parent_pid", "child_pid"],
         );
         assert_eq!((&*ft[0], &*ft[1]), ("parent_tid", "child_tid"));
+        // As kernel 6.x ftrace prints it.
+        let ft = canonical_fields(
+            Tracer::Ftrace,
+            Kind::SchedProcessFork,
+            &["comm", "pid", "child_comm", "child_pid"],
+        );
+        let names: Vec<&str> = ft.iter().map(|f| &**f).collect();
+        assert_eq!(
+            names,
+            ["parent_comm", "parent_tid", "child_comm", "child_tid"]
+        );
         let other = canonical_fields(Tracer::Perf, Kind::Other, &["pid"]);
         assert_eq!(&*other[0], "pid");
     }

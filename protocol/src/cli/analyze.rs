@@ -1,7 +1,7 @@
 //! `sextant analyze`: every execution of a model, ranked, with statistics.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde::Serialize;
@@ -10,21 +10,26 @@ use sextant_engine::analysis::executions::{
 };
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass::{self, PassSummary};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::duration::human;
+use sextant_engine::kernel::pass::PassSummary;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Pass, Ran};
 
-use super::progress::Progress;
+use super::progress;
 use super::AnalyzeFormat;
 
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
     #[command(flatten)]
     pub what: TargetArgs,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     /// Order: duration, running, preempted, blocked, waiting, start.
     #[arg(long, default_value = "duration")]
     pub sort: SortKey,
@@ -42,7 +47,7 @@ pub struct TargetArgs {
     /// Execution model: a JSON file, or the JSON itself.
     #[arg(long)]
     pub model: Option<String>,
-    /// Ready-made model: whole-thread, running, blocking, periodic.
+    /// Ready-made model: whole-thread, running, blocking, periodic, task-instance.
     #[arg(long)]
     pub preset: Option<String>,
     /// With --preset: only these threads.
@@ -60,7 +65,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     } else {
         AnalyzeFormat::Json
     });
-    let (executions, summary, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    let options = OpenOptions {
+        lenient: req.lenient,
+    };
+    let (executions, Ran { summary, warnings }) = find(&req.trace, options, target)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -127,24 +135,18 @@ impl TargetArgs {
 }
 
 /// The first pass of `analyze` (and of `explain`): every execution.
-pub(super) struct Analyze {
-    pub(super) target: Target,
-}
-
-impl WithSource for Analyze {
-    type Output = anyhow::Result<(Executions, PassSummary, Vec<String>)>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let mut model = KernelModel::default();
-        let mut analysis = ExecutionAnalysis::new(self.target);
-        let progress = Progress::bytes(source.progress().1, "analyzing");
-        let summary = pass::run(&mut source, &mut model, &mut [&mut analysis], |done, _| {
-            progress.set(done)
-        });
-        progress.finish();
-        let summary = summary?;
-        Ok((analysis.into_executions(), summary, source.warnings()))
-    }
+pub(super) fn find(
+    trace: &Path,
+    options: OpenOptions,
+    target: Target,
+) -> anyhow::Result<(Executions, Ran)> {
+    let mut analysis = ExecutionAnalysis::new(target);
+    let ran = progress::shown("analyzing", |work| {
+        Pass::new(&mut [&mut analysis])
+            .options(options)
+            .read(trace, work)
+    })?;
+    Ok((analysis.into_executions(), ran))
 }
 
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {
@@ -342,18 +344,4 @@ fn write_stats(out: &mut impl Write, s: &Stats) -> anyhow::Result<()> {
         writeln!(out, "deadline misses: {m} of {}", s.count)?;
     }
     Ok(())
-}
-
-/// A duration for people: ns, µs, ms or s with three significant decimals.
-fn human(ns: i64) -> String {
-    let a = ns.unsigned_abs() as f64;
-    if a < 1e3 {
-        format!("{ns} ns")
-    } else if a < 1e6 {
-        format!("{:.3} us", ns as f64 / 1e3)
-    } else if a < 1e9 {
-        format!("{:.3} ms", ns as f64 / 1e6)
-    } else {
-        format!("{:.3} s", ns as f64 / 1e9)
-    }
 }

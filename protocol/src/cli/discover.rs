@@ -13,13 +13,11 @@ use sextant_engine::analysis::discovery::{
     self, Collector, Distinct, Mined, Params, Pattern, Sequences, Threshold,
 };
 use sextant_engine::analysis::model::ThreadFilter;
-use sextant_engine::event::EventSource;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass;
 use sextant_engine::kernel::vocabulary::canonical_event;
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::Pass;
 
-use super::progress::Progress;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -33,8 +31,13 @@ pub enum Format {
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("threads").required(true).multiple(true).args(["tids", "process"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     /// The thread to mine (repeatable: each thread is its own sequence).
     #[arg(long = "tid")]
     pub tids: Vec<i64>,
@@ -103,11 +106,17 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         time_limit: req.time_limit.map(Duration::from_millis),
         within_job: req.within_job,
     };
-    let collect = Collect {
-        filter: filter.clone(),
-        max_events: req.max_events,
+    let mut collector = Collector::new(filter.clone(), req.max_events);
+    let options = OpenOptions {
+        lenient: req.lenient,
     };
-    let (seqs, warnings) = AnyReader::open(&req.trace)?.with(collect)?;
+    let warnings = progress::shown("reading", |work| {
+        Pass::new(&mut [&mut collector])
+            .options(options)
+            .read(&req.trace, work)
+    })?
+    .warnings;
+    let seqs = collector.into_sequences();
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -187,27 +196,6 @@ impl Shown<'_> {
 
 fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
     super::thread_filter(&req.tids, req.process.as_deref())
-}
-
-struct Collect {
-    filter: ThreadFilter,
-    max_events: usize,
-}
-
-impl WithSource for Collect {
-    type Output = anyhow::Result<(Sequences, Vec<String>)>;
-
-    fn run<S: EventSource>(self, mut source: S) -> Self::Output {
-        let mut model = KernelModel::default();
-        let mut collector = Collector::new(self.filter, self.max_events);
-        let progress = Progress::bytes(source.progress().1, "reading");
-        let summary = pass::run(&mut source, &mut model, &mut [&mut collector], |done, _| {
-            progress.set(done)
-        });
-        progress.finish();
-        summary?;
-        Ok((collector.into_sequences(), source.warnings()))
-    }
 }
 
 fn write_model(

@@ -5,15 +5,20 @@ use std::path::Path;
 
 use anyhow::Context;
 use sextant_engine::event::{Event, EventSource};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::reader::WithSource;
 use sextant_engine::value::{Scalar, Sink};
 
 use super::progress::Progress;
 use super::DumpFormat;
 use crate::jsonl::{write_str, JsonSink};
 
-pub fn run(trace: &Path, format: DumpFormat, no_payload: bool) -> anyhow::Result<()> {
-    AnyReader::open(trace)?.with(Dump { format, no_payload })
+pub fn run(
+    trace: &Path,
+    format: DumpFormat,
+    no_payload: bool,
+    lenient: bool,
+) -> anyhow::Result<()> {
+    super::open_trace(trace, lenient)?.with(Dump { format, no_payload })
 }
 
 struct Dump {

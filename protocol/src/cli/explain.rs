@@ -11,13 +11,16 @@ use anyhow::{bail, Context};
 use clap::ValueEnum;
 use serde::Serialize;
 use sextant_engine::analysis::executions::Execution;
-use sextant_engine::analysis::explain::path::PathState;
-use sextant_engine::analysis::explain::{self, human, Explanation};
-use sextant_engine::reader::AnyReader;
+use sextant_engine::analysis::explain::path::{Link, PathState};
+use sextant_engine::analysis::explain::relations::How;
+use sextant_engine::analysis::explain::{
+    self, explain_trace, pick, request_for, Explanation, Which,
+};
+use sextant_engine::duration::human;
+use sextant_engine::reader::OpenOptions;
 
-use super::analyze::{self, Analyze};
-use super::progress::Progress;
-use crate::service::explain::{explain_trace, pick, request_for, Which};
+use super::analyze;
+use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -31,8 +34,13 @@ pub enum ExplainFormat {
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["execution", "longest"]))]
 pub struct Request {
-    /// Trace: CTF directory, or ftrace text file.
+    /// Trace: CTF directory, ftrace text file or BTF file.
     pub trace: PathBuf,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+
     #[command(flatten)]
     pub what: analyze::TargetArgs,
     /// The execution to explain: its index (as `analyze` lists them).
@@ -57,7 +65,11 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
     let target = req.what.target()?;
-    let (executions, _, warnings) = AnyReader::open(&req.trace)?.with(Analyze { target })?;
+    let options = OpenOptions {
+        lenient: req.lenient,
+    };
+    let (executions, ran) = analyze::find(&req.trace, options, target)?;
+    let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -71,15 +83,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         (!req.cpus.is_empty()).then(|| req.cpus.clone()),
         (req.replay_ms * 1e6) as i64,
     );
-    let mut bar: Option<Progress> = None;
-    let explanation = explain_trace(&req.trace, &request, |done, total| {
-        bar.get_or_insert_with(|| Progress::bytes(total, "explaining"))
-            .set(done)
-    });
-    if let Some(b) = bar {
-        b.finish();
-    }
-    let explanation = explanation.map_err(anyhow::Error::msg)?;
+    let explanation = progress::shown("explaining", |work| {
+        explain_trace(&req.trace, options, &request, work)
+    })
+    .with_context(|| req.trace.display().to_string())?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
     } else {
@@ -102,6 +109,8 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
         state: &'static str,
         #[serde(skip_serializing_if = "Option::is_none")]
         woken_by: Option<explain::graph::Context>,
+        #[serde(flatten)]
+        link: explain::path::Link,
         start: i64,
         end: i64,
     }
@@ -116,19 +125,25 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
     struct Doc<'a> {
         execution: &'a Execution,
         prio: Option<i32>,
+        priority: String,
         critical_path: Vec<Piece<'a>>,
         complement: &'a [explain::complement::Held],
         culprits: &'a [explain::complement::Culprit],
         relations: &'a explain::relations::Relations,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tie: Option<&'a [explain::relations::Edge]>,
         facilities: &'a sextant_engine::analysis::facilities::Facilities,
         diagnosis: String,
         inversion: bool,
+        causes: Vec<explain::diagnosis::Ranked>,
         read: Read,
     }
-    let diagnosis = e.diagnosis(execution.tid);
+    let tid = execution.end_tid;
+    let diagnosis = e.diagnosis(tid);
     let doc = Doc {
         execution,
         prio: e.prio,
+        priority: e.graph.priority(tid, e.prio),
         critical_path: e
             .path
             .iter()
@@ -140,6 +155,7 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
                     PathState::Blocked { woken_by } => woken_by,
                     _ => None,
                 },
+                link: p.link,
                 start: p.start,
                 end: p.end,
             })
@@ -147,9 +163,11 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
         complement: &e.complement.intervals,
         culprits: &e.complement.culprits,
         relations: &e.relations,
+        tie: e.tie.as_deref(),
         facilities: &e.facilities,
         diagnosis: diagnosis.text,
         inversion: diagnosis.inversion,
+        causes: diagnosis.causes,
         read: Read {
             events: e.pass.events,
             decoded: e.pass.decoded,
@@ -169,24 +187,40 @@ fn write_text(
     e: &Explanation,
 ) -> anyhow::Result<()> {
     let g = &e.graph;
-    let who = |tid: i64| format!("{} ({tid})", g.comm(tid));
-    let prio = |p: Option<i32>| p.map_or("?".to_string(), |p| p.to_string());
-    let at = |t: i64| format!("+{:.3} ms", (t - execution.start) as f64 / 1e6);
+    let who = |tid: i64| match g.comm(tid) {
+        "" => format!("thread {tid}"),
+        comm => format!("{comm} ({tid})"),
+    };
+    let prio = |tid: i64, p: Option<i32>| match p {
+        Some(k) => format!("{} [kernel prio {k}]", g.priority(tid, p)),
+        None => "priority ?".to_string(),
+    };
+    let at = |t: i64| format!("{:+.3} ms", (t - execution.start) as f64 / 1e6);
+    let tid = execution.end_tid;
+    let span = if execution.start_tid == tid {
+        format!("on {}", who(tid))
+    } else {
+        format!("from {} to {}", who(execution.start_tid), who(tid))
+    };
     writeln!(
         out,
-        "{model}: execution {} on {}, prio {}, {} (from {} ns)",
+        "{model}: execution {} {span}, {}, {} (from {} ns)",
         execution.index,
-        who(execution.tid),
-        prio(e.prio),
+        prio(tid, e.prio),
         human(execution.duration),
         execution.start
     )?;
-    writeln!(out, "\ncritical path:")?;
+    writeln!(out, "\ncritical path (walked back from the end):")?;
     for p in &e.path {
-        let why = match p.state {
-            PathState::Blocked {
-                woken_by: Some(c), ..
-            } => format!(" (woken by {c:?})"),
+        let why = match (p.state, p.link) {
+            (
+                PathState::Blocked {
+                    woken_by: Some(c), ..
+                },
+                _,
+            ) => format!(" (woken by {})", g.describe(c)),
+            (_, Link::Woke { wakee }) => format!(" (woke {} up)", who(wakee)),
+            (_, Link::Created { child }) => format!(" (then created {})", who(child)),
             _ => String::new(),
         };
         writeln!(
@@ -197,6 +231,33 @@ fn write_text(
             who(p.tid),
             p.state.name()
         )?;
+    }
+    if e.path.iter().any(|p| p.state == PathState::Unknown) {
+        writeln!(
+            out,
+            "  (unknown: the trace has no event saying what that thread did then)"
+        )?;
+    }
+    if let Some(tie) = &e.tie {
+        writeln!(
+            out,
+            "\nhow {} leads to {}:",
+            who(execution.start_tid),
+            who(tid)
+        )?;
+        for edge in tie {
+            let how = match edge.how {
+                How::Created => "created",
+                How::Woke => "woke up",
+            };
+            writeln!(
+                out,
+                "  {:>12}  {} {how} {}",
+                at(edge.ts),
+                who(edge.from),
+                who(edge.to)
+            )?;
+        }
     }
     writeln!(out, "\nwho ran while the path waited for a CPU:")?;
     if e.complement.intervals.iter().all(|h| h.running.is_empty()) {
@@ -210,20 +271,20 @@ fn write_text(
     {
         writeln!(
             out,
-            "  {} {} {} .. {} ({}), prio {}:",
+            "  {} {} {} .. {} ({}), {}:",
             who(h.path_tid),
             h.state,
             at(h.start),
             at(h.end),
             human(h.end - h.start),
-            prio(h.path_prio)
+            prio(h.path_tid, h.path_prio)
         )?;
         for r in &h.running {
             writeln!(
                 out,
-                "      {:<24} prio {:>4}  cpu {:>2}  {:>10}{}",
+                "      {:<24} {:<32}  cpu {:>2}  {:>10}{}",
                 who(r.tid),
-                prio(r.prio),
+                prio(r.tid, r.prio),
                 r.cpu,
                 human(r.duration),
                 if r.inversion {
@@ -270,6 +331,21 @@ fn write_text(
             names(&m.receivers)
         )?;
     }
-    writeln!(out, "\ndiagnosis: {}", e.diagnosis(execution.tid).text)?;
+    let diagnosis = e.diagnosis(tid);
+    writeln!(out, "\ncauses, by the time they cost on the critical path:")?;
+    for c in &diagnosis.causes {
+        writeln!(
+            out,
+            "  {:>10}  {:<13} {}",
+            human(c.cost),
+            if c.interference {
+                "interference"
+            } else {
+                "the job's own"
+            },
+            c.text
+        )?;
+    }
+    writeln!(out, "\ndiagnosis: {}", diagnosis.text)?;
     Ok(())
 }

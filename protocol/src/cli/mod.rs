@@ -1,17 +1,20 @@
-//! Command-line surface (contract in DESIGN.md): one module per subcommand.
+//! Command-line surface (the contract is README.md's command table and the
+//! schemas of the JSON outputs): one module per subcommand.
 
 mod analyze;
+mod capture;
 mod discover;
 mod dump;
 mod explain;
 mod progress;
 mod serve;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use sextant_engine::analysis::model::ThreadFilter;
+use sextant_engine::reader::{AnyReader, OpenOptions};
 
 #[derive(Parser)]
 #[command(
@@ -28,13 +31,18 @@ pub struct Cli {
 enum Command {
     /// Print every event of a trace, in time order.
     Dump {
-        /// CTF trace directory (or a directory holding several traces).
+        /// CTF trace directory (or a directory holding several traces),
+        /// ftrace text file or BTF file.
         trace: PathBuf,
         #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
         format: DumpFormat,
         /// Do not decode payloads: names, times and CPUs only.
         #[arg(long)]
         no_payload: bool,
+        /// Skip malformed rows of a BTF file (counted in the warnings)
+        /// instead of stopping at the first.
+        #[arg(long)]
+        lenient: bool,
     },
     /// Find every execution of a model (or preset) and measure it.
     Analyze(analyze::Request),
@@ -45,6 +53,8 @@ enum Command {
     Discover(discover::Request),
     /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
     Serve(serve::Request),
+    /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
+    Capture(capture::Request),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -73,11 +83,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             trace,
             format,
             no_payload,
-        } => dump::run(&trace, format, no_payload),
+            lenient,
+        } => dump::run(&trace, format, no_payload, lenient),
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),
         Command::Serve(req) => serve::run(req),
+        Command::Capture(req) => capture::run(req),
     }
 }
 
@@ -92,4 +104,9 @@ fn thread_filter(tids: &[i64], process: Option<&str>) -> anyhow::Result<ThreadFi
         tids: (!tids.is_empty()).then(|| tids.iter().copied().collect()),
         process,
     })
+}
+
+/// Opens a trace for a command; `lenient` skips malformed BTF rows.
+fn open_trace(trace: &Path, lenient: bool) -> anyhow::Result<AnyReader> {
+    Ok(AnyReader::open_with(trace, OpenOptions { lenient })?)
 }

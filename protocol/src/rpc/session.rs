@@ -541,14 +541,17 @@ where
             }
             continue;
         }
+        // Any other notification (`$/cancelRequest`, `initialized`) also
+        // takes effect before the next message is read: a request sent
+        // after it sees its effect. Ours finish at once.
+        if !is_request {
+            let _ = fut.await;
+            continue;
+        }
         let out = out.clone();
         let limit = limit.clone();
         running.spawn(async move {
-            let _permit = if is_request {
-                limit.acquire_owned().await.ok()
-            } else {
-                None
-            };
+            let _permit = limit.acquire_owned().await.ok();
             if let Ok(Some(resp)) = fut.await {
                 let _ = out.send(text(&resp));
             }

@@ -16,7 +16,8 @@ use lru::LruCache;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{Reply, Result};
+use super::params::Result;
+use super::reply::Reply;
 
 /// Answers kept unless `--cache-entries` says otherwise. A states answer for
 /// 1,000 pixels over ten thousand rows is a few MB: 64 of them stay well

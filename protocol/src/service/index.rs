@@ -9,24 +9,23 @@
 //! state changes (one `Interval` per transition), which is fine for the traces
 //! served today and is the thing to move to a disk-backed store later.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use sextant_engine::event::{Event, EventSource, ReadError};
-use sextant_engine::kernel::model::{KEvent, KernelModel, ThreadState};
-use sextant_engine::kernel::pass::{self, Analysis};
-use sextant_engine::reader::{AnyReader, WithSource};
+use sextant_engine::analysis::states::ThreadStates;
+pub use sextant_engine::analysis::states::{Interval, ThreadRow};
+use sextant_engine::event::{Event, ReadError};
+use sextant_engine::kernel::model::KernelModel;
+use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 
 /// What an indexing thread reports while it runs (read without locking).
 #[derive(Debug)]
 pub struct Live {
     pub events: AtomicU64,
-    pub bytes_done: AtomicU64,
-    pub bytes_total: AtomicU64,
+    /// Per cent of the trace's bytes read.
+    pub percent: AtomicU8,
     /// First event's time; `i64::MIN` until known.
     pub start: AtomicI64,
     pub end: AtomicI64,
@@ -38,8 +37,7 @@ impl Default for Live {
     fn default() -> Self {
         Live {
             events: AtomicU64::new(0),
-            bytes_done: AtomicU64::new(0),
-            bytes_total: AtomicU64::new(0),
+            percent: AtomicU8::new(0),
             start: AtomicI64::new(i64::MIN),
             end: AtomicI64::new(i64::MIN),
             cancel: AtomicBool::new(false),
@@ -50,9 +48,7 @@ impl Default for Live {
 impl Live {
     /// Per cent of the bytes read, 0..=100.
     pub fn percent(&self) -> u64 {
-        let total = self.bytes_total.load(Ordering::Relaxed);
-        let done = self.bytes_done.load(Ordering::Relaxed);
-        (done.min(total) * 100).checked_div(total).unwrap_or(0)
+        u64::from(self.percent.load(Ordering::Relaxed))
     }
 
     pub fn start(&self) -> Option<i64> {
@@ -64,27 +60,6 @@ impl Live {
         let e = self.end.load(Ordering::Relaxed);
         (e != i64::MIN).then_some(e)
     }
-}
-
-/// A thread in one state from `start` to `end` (ns).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interval {
-    pub start: i64,
-    pub end: i64,
-    pub state: ThreadState,
-}
-
-/// One thread's life in the trace (a TID reused after `sched_process_free`
-/// gets a new row).
-#[derive(Debug, Clone)]
-pub struct ThreadRow {
-    pub tid: i64,
-    pub pid: Option<i64>,
-    pub comm: String,
-    pub start: i64,
-    pub end: i64,
-    /// In time order, contiguous except where the state was unknown.
-    pub intervals: Vec<Interval>,
 }
 
 /// Events between two checkpoints: reading any event costs at most this many
@@ -209,76 +184,60 @@ impl Histogram {
     }
 }
 
-/// Opens `path` and indexes it, reporting into `live`.
+/// Opens `path` and indexes it, reporting into `live`; stops when
+/// `live.cancel` is set.
 pub fn index_trace(path: &Path, live: Arc<Live>) -> Result<TraceIndex, String> {
-    let reader = AnyReader::open(path).map_err(|e| e.to_string())?;
-    reader.with(Indexer { live })
-}
-
-struct Indexer {
-    live: Arc<Live>,
-}
-
-impl WithSource for Indexer {
-    type Output = Result<TraceIndex, String>;
-
-    fn run<S: EventSource>(self, source: S) -> Self::Output {
-        self.live
-            .bytes_total
-            .store(source.progress().1, Ordering::Relaxed);
-        let cpus = Rc::new(RefCell::new(Vec::new()));
-        let mut counting = Counting {
-            inner: source,
-            histogram: Histogram::default(),
-            events: 0,
-            live: self.live.clone(),
-            same_ts: (i64::MIN, 0),
-            classes: Vec::new(),
-            checkpoints: Vec::new(),
-            cpus: cpus.clone(),
-        };
-        let mut model = KernelModel::default();
-        let mut threads = ThreadStates {
-            cpus,
-            ..ThreadStates::default()
-        };
-        let summary = pass::run(&mut counting, &mut model, &mut [&mut threads], |_, _| {})
-            .map_err(|e| e.to_string())?;
-        let live = &self.live;
-        live.events.store(counting.events, Ordering::Relaxed);
-        live.bytes_done
-            .store(live.bytes_total.load(Ordering::Relaxed), Ordering::Relaxed);
-        let threads = threads.into_rows();
-        let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
-        for (i, r) in threads.iter().enumerate() {
-            rows_of_tid.entry(r.tid).or_default().push(i);
-        }
-        // Classes of the same name (one per CTF stream) counted together.
-        let mut by_name: HashMap<String, u64> = HashMap::new();
-        for (_, name, n) in counting.classes {
-            *by_name.entry(name).or_default() += n;
-        }
-        let mut event_types: Vec<(String, u64)> = by_name.into_iter().collect();
-        event_types.sort();
-        Ok(TraceIndex {
-            events: summary.events,
-            start: summary.first_ts.unwrap_or(0),
-            end: summary.last_ts,
-            threads,
-            rows_of_tid,
-            histogram: counting.histogram,
-            event_types,
-            checkpoints: counting.checkpoints,
-            warnings: counting.inner.warnings(),
-        })
+    let mut counting = Counting {
+        histogram: Histogram::default(),
+        events: 0,
+        live: live.clone(),
+        same_ts: (i64::MIN, 0),
+        classes: Vec::new(),
+        checkpoints: Vec::new(),
+    };
+    let mut threads = ThreadStates::default();
+    let progress = |p: u8| live.percent.store(p, Ordering::Relaxed);
+    let work = Work {
+        progress: &progress,
+        cancel: &live.cancel,
+    };
+    let ran = Pass::new(&mut [&mut threads])
+        .tap(&mut counting)
+        .read(path, &work)
+        .map_err(|e| match e {
+            RunError::Cancelled => "the trace was closed".to_string(),
+            e => e.to_string(),
+        })?;
+    live.events.store(counting.events, Ordering::Relaxed);
+    live.percent.store(100, Ordering::Relaxed);
+    let threads = threads.into_rows();
+    let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (i, r) in threads.iter().enumerate() {
+        rows_of_tid.entry(r.tid).or_default().push(i);
     }
+    // Classes of the same name (one per CTF stream) counted together.
+    let mut by_name: HashMap<String, u64> = HashMap::new();
+    for (_, name, n) in counting.classes {
+        *by_name.entry(name).or_default() += n;
+    }
+    let mut event_types: Vec<(String, u64)> = by_name.into_iter().collect();
+    event_types.sort();
+    Ok(TraceIndex {
+        events: ran.summary.events,
+        start: ran.summary.first_ts.unwrap_or(0),
+        end: ran.summary.last_ts,
+        threads,
+        rows_of_tid,
+        histogram: counting.histogram,
+        event_types,
+        checkpoints: counting.checkpoints,
+        warnings: ran.warnings,
+    })
 }
 
-/// A reader that counts every event (decoded or not) and its type, fills the
-/// histogram, records checkpoints and publishes progress, handing the events
-/// on unchanged.
-struct Counting<S> {
-    inner: S,
+/// Sees every event (decoded or not): counts it and its type, fills the
+/// histogram, records checkpoints and publishes the count.
+struct Counting {
     histogram: Histogram,
     events: u64,
     live: Arc<Live>,
@@ -287,23 +246,14 @@ struct Counting<S> {
     /// (class, name, count): a few dozen classes, scanned linearly.
     classes: Vec<(u64, String, u64)>,
     checkpoints: Vec<Checkpoint>,
-    /// Each CPU's current thread, kept by `ThreadStates`.
-    cpus: Rc<RefCell<Vec<Option<i64>>>>,
 }
 
-impl<S: EventSource> EventSource for Counting<S> {
-    type Event<'s>
-        = S::Event<'s>
-    where
-        Self: 's;
+/// CPU numbers a checkpoint records at most (a CPU number from a corrupt
+/// trace must not make every checkpoint gigabytes).
+const MAX_CPUS: usize = 1 << 16;
 
-    fn advance(&mut self) -> Result<bool, ReadError> {
-        if !self.inner.advance()? {
-            return Ok(false);
-        }
-        let Some(ev) = self.inner.event() else {
-            return Ok(false);
-        };
+impl Tap for Counting {
+    fn event<'s, E: Event<'s>>(&mut self, ev: &E, model: &KernelModel) -> Result<Flow, ReadError> {
         let ts = ev.ts();
         let class = ev.class();
         match self.classes.iter_mut().find(|c| c.0 == class) {
@@ -315,10 +265,11 @@ impl<S: EventSource> EventSource for Counting<S> {
             self.same_ts = (ts, index);
         }
         if index.is_multiple_of(CHECKPOINT_EVERY) {
+            let cpus = model.cpus();
             self.checkpoints.push(Checkpoint {
                 ts,
                 skip: index - self.same_ts.1,
-                cpus: self.cpus.borrow().clone().into_boxed_slice(),
+                cpus: cpus[..cpus.len().min(MAX_CPUS)].into(),
             });
         }
         self.histogram.add(ts);
@@ -327,139 +278,10 @@ impl<S: EventSource> EventSource for Counting<S> {
             self.live.start.store(ts, Ordering::Relaxed);
         }
         if self.events.is_multiple_of(4096) {
-            if self.live.cancel.load(Ordering::Relaxed) {
-                return Ok(false);
-            }
             self.live.events.store(self.events, Ordering::Relaxed);
-            self.live.end.store(ts, Ordering::Relaxed);
-            self.live
-                .bytes_done
-                .store(self.inner.progress().0, Ordering::Relaxed);
         }
         self.live.end.store(ts, Ordering::Relaxed);
-        Ok(true)
-    }
-
-    fn event(&self) -> Option<Self::Event<'_>> {
-        self.inner.event()
-    }
-
-    fn progress(&self) -> (u64, u64) {
-        self.inner.progress()
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        self.inner.warnings()
-    }
-}
-
-struct OpenRow {
-    row: usize,
-    state: ThreadState,
-    since: i64,
-}
-
-/// Each thread's states, from the model's transitions; each CPU's current
-/// thread, for the checkpoints.
-#[derive(Default)]
-struct ThreadStates {
-    rows: Vec<ThreadRow>,
-    open: HashMap<i64, OpenRow>,
-    cpus: Rc<RefCell<Vec<Option<i64>>>>,
-}
-
-impl ThreadStates {
-    fn push(&mut self, row: usize, start: i64, end: i64, state: ThreadState) {
-        let r = &mut self.rows[row];
-        r.end = r.end.max(end);
-        if state == ThreadState::Unknown || end <= start {
-            return;
-        }
-        match r.intervals.last_mut() {
-            Some(last) if last.state == state && last.end == start => last.end = end,
-            _ => r.intervals.push(Interval { start, end, state }),
-        }
-    }
-
-    fn into_rows(self) -> Vec<ThreadRow> {
-        let mut rows = self.rows;
-        rows.sort_by_key(|r| (r.tid, r.start));
-        rows
-    }
-}
-
-impl Analysis for ThreadStates {
-    fn wants(&self, _canonical: &str) -> bool {
-        // The model's scheduling events are decoded anyway.
-        false
-    }
-
-    fn on_event(&mut self, ev: &KEvent<'_>, _thread: Option<i64>, model: &KernelModel) {
-        // Only the event's CPU can have changed its current thread (a CPU
-        // number from a corrupt trace must not allocate gigabytes).
-        if let Some(cpu) = ev.cpu.filter(|&c| c < 1 << 16) {
-            let mut cpus = self.cpus.borrow_mut();
-            let i = cpu as usize;
-            if cpus.len() <= i {
-                cpus.resize(i + 1, None);
-            }
-            cpus[i] = model.current(cpu);
-        }
-        self.transitions(ev, model);
-    }
-
-    fn finish(&mut self, model: &KernelModel, end: i64) {
-        self.close_all(model, end);
-    }
-}
-
-impl ThreadStates {
-    fn transitions(&mut self, ev: &KEvent<'_>, model: &KernelModel) {
-        for tr in model.transitions() {
-            if !self.open.contains_key(&tr.tid) {
-                self.rows.push(ThreadRow {
-                    tid: tr.tid,
-                    pid: None,
-                    comm: String::new(),
-                    start: tr.from_since,
-                    end: tr.ts,
-                    intervals: Vec::new(),
-                });
-                self.open.insert(
-                    tr.tid,
-                    OpenRow {
-                        row: self.rows.len() - 1,
-                        state: tr.from,
-                        since: tr.from_since,
-                    },
-                );
-            }
-            let open = self.open.get_mut(&tr.tid).expect("inserted above");
-            let (row, from_since) = (open.row, open.since);
-            open.state = tr.to;
-            open.since = tr.ts;
-            self.push(row, from_since, tr.ts, tr.from);
-        }
-        for t in model.freed() {
-            if let Some(o) = self.open.remove(&t.tid) {
-                self.push(o.row, o.since, ev.ts, o.state);
-                let r = &mut self.rows[o.row];
-                r.comm.clone_from(&t.comm);
-                r.pid = t.pid;
-            }
-        }
-    }
-
-    fn close_all(&mut self, model: &KernelModel, end: i64) {
-        let open: Vec<(i64, OpenRow)> = self.open.drain().collect();
-        for (tid, o) in open {
-            self.push(o.row, o.since, end, o.state);
-            if let Some(t) = model.thread(tid) {
-                let r = &mut self.rows[o.row];
-                r.comm.clone_from(&t.comm);
-                r.pid = t.pid;
-            }
-        }
+        Ok(Flow::Apply)
     }
 }
 

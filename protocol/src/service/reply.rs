@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::{short_floats, Result, ServiceError};
+use super::params::{ErrorKind, Result, ServiceError};
 
 #[derive(Debug, Clone)]
 pub enum Reply {
@@ -101,15 +101,67 @@ impl Serialize for Reply {
 
 fn internal(e: serde_json::Error) -> ServiceError {
     ServiceError::new(
-        super::ErrorKind::Internal,
+        ErrorKind::Internal,
         "Internal error",
         format!("writing an answer: {e}"),
     )
 }
 
+/// A data response: `{"model", "status", "statusMessage"}`.
+pub fn data(mut model: Value, status: &str, message: impl Into<String>) -> Value {
+    short_floats(&mut model);
+    json!({"model": model, "status": status, "statusMessage": message.into()})
+}
+
+/// Fractional numbers written in at most 15 characters: json-bigint (the TS
+/// client's parser) hands any longer number to `BigInt()`, which throws on a
+/// fraction, and the whole response is lost (`29.042327880859375`).
+pub fn short_floats(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(0.0);
+            if n.to_string().len() <= 15 {
+                return;
+            }
+            for digits in (1..15).rev() {
+                let r: f64 = format!("{:.*e}", digits - 1, f).parse().unwrap_or(f);
+                if let Some(m) = serde_json::Number::from_f64(r) {
+                    if m.to_string().len() <= 15 {
+                        *n = m;
+                        return;
+                    }
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(short_floats),
+        Value::Object(o) => o.values_mut().for_each(short_floats),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_stay_short() {
+        let mut v = json!([
+            29.042327880859375,
+            -0.000_123_456_789_012_345_67,
+            1.5,
+            376.0,
+            12345678901234567u64,
+            1e300 / 3.0
+        ]);
+        short_floats(&mut v);
+        assert_eq!(v[0].to_string(), "29.042327880859");
+        assert_eq!(v[2], json!(1.5));
+        assert_eq!(v[4], json!(12345678901234567u64));
+        for (i, x) in v.as_array().unwrap().iter().enumerate() {
+            assert!(i == 4 || x.to_string().len() <= 15, "{x}");
+        }
+    }
+
     use serde_json::json;
 
     #[derive(Serialize)]
@@ -137,7 +189,7 @@ mod tests {
             "Completed",
         )
         .unwrap();
-        let tree = Reply::Tree(super::super::data(
+        let tree = Reply::Tree(super::data(
             json!({"rows": [{"entryId": 3, "states": [1, 2]}]}),
             "COMPLETED",
             "Completed",

@@ -7,6 +7,7 @@ pub mod rpc;
 pub mod server;
 pub mod tsp_spec;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -50,4 +51,23 @@ pub fn valid_json_output(schema: &str, args: &[&str]) -> serde_json::Value {
 
 pub fn skip_shared() {
     eprintln!("skipped: ../shared (third-party traces) is not beside this checkout");
+}
+
+/// Rows of a ground-truth TSV (header line first, `#` comments skipped).
+pub fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("ground truth {}: {e}", path.display()));
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split('\t'))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
 }

@@ -17,9 +17,9 @@ export const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
 
 export const sleep = ms => new Promise(r => setTimeout(r, ms));
 
-/** `sextant serve --port 0`: resolves to [child, base URL] once it listens. */
-export function startServer() {
-    const child = spawn(BIN, ['serve', '--port', '0'], {
+/** `sextant serve --port 0 ARGS`: resolves to [child, base URL] once it listens. */
+export function startServer(args = []) {
+    const child = spawn(BIN, ['serve', '--port', '0', ...args], {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -38,6 +38,17 @@ export function startServer() {
             }
         });
     });
+}
+
+/** Stops a server startServer started (SIGKILL if SIGTERM is not enough in 5 s). */
+export async function stopServer(child) {
+    if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise(r => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+    }
 }
 
 /** The model of a successful response (fails the test otherwise). */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BIN, FIXTURE, MODEL, model, poll, sleep, startServer } from './common.mjs';
+import { BIN, FIXTURE, MODEL, model, poll, sleep, startServer, stopServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
@@ -50,13 +50,7 @@ describe('explain outputs on scenario-a', () => {
         complement = path.replace('sextant.explain.critical-path:', 'sextant.explain.complement:');
     });
 
-    after(async () => {
-        if (server && server.exitCode === null && server.signalCode === null) {
-            const exited = new Promise(r => server.once('exit', r));
-            server.kill('SIGTERM');
-            await exited;
-        }
-    });
+    after(() => stopServer(server));
 
     it('the critical path runs through rt_low, as sextant explain says', async () => {
         const tree = await poll(() => client.fetchTimeGraphTree(exp.UUID, path,

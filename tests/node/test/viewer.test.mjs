@@ -1,5 +1,5 @@
 // `sextant serve` driven by the real tsp-typescript-client 0.9.0, replaying
-// the VS Code Trace Viewer's call sequence (../shared/notes/TSP.md) on
+// the VS Code Trace Viewer's call sequence (docs/tsp-clients.md) on
 // fixtures/scenario-a/ctf and checking values against `sextant dump`.
 //
 // The server is the release binary (`cargo build --release` first), started
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BIN, FIXTURE, MODEL, ROOT, model, poll, sleep, startServer } from './common.mjs';
+import { BIN, FIXTURE, MODEL, ROOT, model, poll, sleep, startServer, stopServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
@@ -73,15 +73,7 @@ describe('VS Code Trace Viewer sequence on scenario-a', () => {
         client = new HttpTspClient(url);
     });
 
-    after(async () => {
-        if (server && server.exitCode === null && server.signalCode === null) {
-            const exited = new Promise(r => server.once('exit', r));
-            server.kill('SIGTERM');
-            const timer = setTimeout(() => server.kill('SIGKILL'), 5000);
-            await exited;
-            clearTimeout(timer);
-        }
-    });
+    after(() => stopServer(server));
 
     it('the fixture has the expected number of events', () => {
         assert.equal(dump.events, 3533);

@@ -1,8 +1,10 @@
 //! The critical path's complement: while a thread on the path was ready to
 //! run but had no CPU (preempted, or woken and waiting), who ran instead, on
-//! which CPU, at which priority; a thread of lower priority than the analysed
-//! one (a larger kernel-order number) holding the path back is a priority
-//! inversion.
+//! which CPU, at which priority. Those that ran on the CPU the path thread
+//! waited for held it back; one of them of lower priority than the analysed
+//! thread (a larger kernel-order number) is a priority inversion. Threads on
+//! the other CPUs are listed too (the thread might have been allowed there),
+//! but did not hold the path back.
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -10,6 +12,7 @@ use serde::Serialize;
 use super::graph::Graph;
 use super::path::PathPiece;
 use crate::kernel::model::ThreadState;
+use crate::kernel::priority::Priority;
 
 /// A thread that ran while the path waited.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -18,10 +21,16 @@ pub struct Runner {
     pub comm: String,
     /// Kernel-order priority when it started running there.
     pub prio: Option<i32>,
+    /// The same, as its user set it ("FIFO/RR 70", "nice 5").
+    pub priority: String,
     pub cpu: u32,
     /// Time it ran during the interval (ns).
     pub duration: i64,
-    /// Its priority is lower than the analysed thread's.
+    /// It ran on the CPU the path thread waited for (or that CPU is not
+    /// known): it held the path back.
+    pub held: bool,
+    /// It held the path back, and its priority is lower than the analysed
+    /// thread's.
     pub inversion: bool,
 }
 
@@ -31,6 +40,9 @@ pub struct Held {
     pub path_tid: i64,
     pub path_comm: String,
     pub path_prio: Option<i32>,
+    pub path_priority: String,
+    /// The CPU it waited for (where it last ran), when known.
+    pub cpu: Option<u32>,
     pub state: &'static str,
     pub start: i64,
     pub end: i64,
@@ -38,12 +50,13 @@ pub struct Held {
     pub running: Vec<Runner>,
 }
 
-/// One thread's total over the whole path.
+/// One thread's total over the whole path, on the CPUs the path waited for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Culprit {
     pub tid: i64,
     pub comm: String,
     pub prio: Option<i32>,
+    pub priority: String,
     pub duration: i64,
     pub inversion: bool,
     /// It interacted with the analysed thread in the range, directly or not
@@ -62,85 +75,130 @@ pub struct Complement {
 
 /// A running segment on one CPU.
 #[derive(Debug, Clone, Copy)]
-struct Run {
-    start: i64,
-    end: i64,
-    tid: i64,
-    prio: Option<i32>,
+pub struct Run {
+    pub start: i64,
+    pub end: i64,
+    pub tid: i64,
+    pub prio: Option<i32>,
+}
+
+/// Who ran on each CPU, in time order (the idle task is not a thread that
+/// holds anything back, so it has no runs: a gap is an idle CPU).
+#[derive(Debug, Clone, Default)]
+pub struct CpuRuns {
+    per_cpu: HashMap<u32, Vec<Run>>,
+}
+
+impl CpuRuns {
+    pub fn new(graph: &Graph) -> CpuRuns {
+        let mut per_cpu: HashMap<u32, Vec<Run>> = HashMap::default();
+        for (&tid, line) in &graph.lines {
+            for s in &line.segments {
+                let Some(cpu) = s.cpu else { continue };
+                if s.state != ThreadState::Running {
+                    continue;
+                }
+                per_cpu.entry(cpu).or_default().push(Run {
+                    start: s.start,
+                    end: s.end,
+                    tid,
+                    prio: s.prio,
+                });
+            }
+        }
+        for runs in per_cpu.values_mut() {
+            runs.sort_by_key(|r| r.start);
+        }
+        CpuRuns { per_cpu }
+    }
+
+    /// The CPUs that ran something, in order.
+    pub fn cpus(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.per_cpu.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The runs of `cpu` overlapping [start, end), cut to it.
+    pub fn during(&self, cpu: u32, start: i64, end: i64) -> impl Iterator<Item = Run> + '_ {
+        let runs = self.per_cpu.get(&cpu).map_or(&[][..], |r| r.as_slice());
+        // Runs are disjoint on a CPU: those ending after the start.
+        let first = runs.partition_point(|r| r.end <= start);
+        runs[first..]
+            .iter()
+            .take_while(move |r| r.start < end)
+            .filter_map(move |r| {
+                let (a, b) = (r.start.max(start), r.end.min(end));
+                (b > a).then_some(Run {
+                    start: a,
+                    end: b,
+                    ..*r
+                })
+            })
+    }
 }
 
 /// The complement of `path` in `graph`. `reference_prio` is the analysed
 /// thread's priority; `cpus` limits the CPUs looked at (all when `None`).
 pub fn complement(
     graph: &Graph,
+    runs: &CpuRuns,
     path: &[PathPiece],
     analysed: i64,
     reference_prio: Option<i32>,
     cpus: Option<&[u32]>,
 ) -> Complement {
-    // Running segments per CPU, in time order (the idle task is not a thread
-    // that holds anything back).
-    let mut per_cpu: HashMap<u32, Vec<Run>> = HashMap::default();
-    for (&tid, line) in &graph.lines {
-        for s in &line.segments {
-            let Some(cpu) = s.cpu else { continue };
-            if s.state != ThreadState::Running || cpus.is_some_and(|c| !c.contains(&cpu)) {
-                continue;
-            }
-            per_cpu.entry(cpu).or_default().push(Run {
-                start: s.start,
-                end: s.end,
-                tid,
-                prio: s.prio,
-            });
-        }
-    }
-    for runs in per_cpu.values_mut() {
-        runs.sort_by_key(|r| r.start);
-    }
-    let mut cpu_ids: Vec<u32> = per_cpu.keys().copied().collect();
-    cpu_ids.sort_unstable();
+    let cpu_ids: Vec<u32> = runs
+        .cpus()
+        .into_iter()
+        .filter(|c| cpus.is_none_or(|l| l.contains(c)))
+        .collect();
     let inversion = |tid: i64, prio: Option<i32>| {
-        tid != analysed && matches!((prio, reference_prio), (Some(p), Some(r)) if p > r)
+        tid != analysed
+            && matches!((prio, reference_prio), (Some(p), Some(r)) if Priority(r).is_higher_than(Priority(p)))
     };
     let mut out = Complement::default();
     let mut totals: HashMap<i64, Culprit> = HashMap::default();
     for piece in path.iter().filter(|p| p.state.wants_cpu()) {
+        let seg = graph
+            .line(piece.tid)
+            .and_then(|l| l.segment_before(piece.end));
+        let waited_for = seg.and_then(|s| s.cpu);
         let mut running: Vec<Runner> = Vec::new();
         for &cpu in &cpu_ids {
-            let runs = &per_cpu[&cpu];
-            // Runs are disjoint on a CPU: those ending after the start.
-            let first = runs.partition_point(|r| r.end <= piece.start);
-            for r in runs[first..].iter().take_while(|r| r.start < piece.end) {
+            for r in runs.during(cpu, piece.start, piece.end) {
                 if r.tid == piece.tid {
                     continue;
                 }
-                let d = r.end.min(piece.end) - r.start.max(piece.start);
-                if d <= 0 {
-                    continue;
-                }
+                let d = r.end - r.start;
                 match running
                     .iter_mut()
                     .find(|x| x.tid == r.tid && x.cpu == cpu && x.prio == r.prio)
                 {
                     Some(x) => x.duration += d,
-                    None => running.push(Runner {
-                        tid: r.tid,
-                        comm: graph.comm(r.tid).to_string(),
-                        prio: r.prio,
-                        cpu,
-                        duration: d,
-                        inversion: inversion(r.tid, r.prio),
-                    }),
+                    None => {
+                        let held = waited_for.is_none_or(|c| c == cpu);
+                        running.push(Runner {
+                            tid: r.tid,
+                            comm: graph.comm(r.tid).to_string(),
+                            prio: r.prio,
+                            priority: graph.priority(r.tid, r.prio),
+                            cpu,
+                            duration: d,
+                            held,
+                            inversion: held && inversion(r.tid, r.prio),
+                        })
+                    }
                 }
             }
         }
         running.sort_by(|a, b| b.duration.cmp(&a.duration).then(a.tid.cmp(&b.tid)));
-        for r in &running {
+        for r in running.iter().filter(|r| r.held) {
             let c = totals.entry(r.tid).or_insert_with(|| Culprit {
                 tid: r.tid,
                 comm: r.comm.clone(),
                 prio: r.prio,
+                priority: r.priority.clone(),
                 duration: 0,
                 inversion: false,
                 related: false,
@@ -149,16 +207,16 @@ pub fn complement(
             c.inversion |= r.inversion;
             if r.inversion {
                 c.prio = r.prio;
+                c.priority.clone_from(&r.priority);
             }
         }
-        let path_prio = graph
-            .line(piece.tid)
-            .and_then(|l| l.segment_before(piece.end))
-            .and_then(|s| s.prio);
+        let path_prio = seg.and_then(|s| s.prio);
         out.intervals.push(Held {
             path_tid: piece.tid,
             path_comm: graph.comm(piece.tid).to_string(),
             path_prio,
+            path_priority: graph.priority(piece.tid, path_prio),
+            cpu: waited_for,
             state: piece.state.name(),
             start: piece.start,
             end: piece.end,
@@ -175,7 +233,7 @@ pub fn complement(
 mod tests {
     use super::*;
     use crate::analysis::explain::graph::{Line, Segment};
-    use crate::analysis::explain::path::PathState;
+    use crate::analysis::explain::path::{Link, PathState};
     use ThreadState::*;
 
     fn seg(start: i64, end: i64, state: ThreadState, cpu: u32, prio: i32) -> Segment {
@@ -192,7 +250,7 @@ mod tests {
     fn runners_priorities_and_inversions() {
         // Path: 2 (prio 89) preempted 10..40 on CPU 0: 3 (prio 49) runs
         // 10..30, 1 (the analysed thread, prio 19) 30..35, 4 (prio 9) 35..40;
-        // 5 (prio 120) runs on CPU 1 throughout.
+        // 5 (prio 120) runs on CPU 1 throughout: 2 waits for CPU 0.
         let mut g = Graph {
             start: 0,
             end: 50,
@@ -233,21 +291,25 @@ mod tests {
                 state: PathState::Running,
                 start: 0,
                 end: 10,
+                link: Link::Own,
             },
             PathPiece {
                 tid: 2,
                 state: PathState::Preempted,
                 start: 10,
                 end: 40,
+                link: Link::Own,
             },
             PathPiece {
                 tid: 2,
                 state: PathState::Running,
                 start: 40,
                 end: 50,
+                link: Link::Own,
             },
         ];
-        let c = complement(&g, &path, 1, Some(19), None);
+        let runs = CpuRuns::new(&g);
+        let c = complement(&g, &runs, &path, 1, Some(19), None);
         assert_eq!(c.intervals.len(), 1);
         let got: Vec<(i64, u32, i64, bool)> = c.intervals[0]
             .running
@@ -257,15 +319,21 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (5, 1, 30, true),
+                (5, 1, 30, false),
                 (3, 0, 20, true),
                 (1, 0, 5, false),
                 (4, 0, 5, false)
             ]
         );
         assert_eq!(c.intervals[0].path_prio, Some(89));
+        assert_eq!(c.intervals[0].path_priority, "FIFO/RR 10");
+        assert_eq!(c.intervals[0].running[1].priority, "FIFO/RR 50");
+        // 5 ran on another CPU than the one 2 waited for: listed, but it
+        // held nothing back.
+        assert!(!c.intervals[0].running[0].held);
+        assert!(c.culprits.iter().all(|x| x.tid != 5));
         // Only CPU 0.
-        let c0 = complement(&g, &path, 1, Some(19), Some(&[0]));
+        let c0 = complement(&g, &runs, &path, 1, Some(19), Some(&[0]));
         assert_eq!(
             c0.culprits.first().map(|x| (x.tid, x.prio)),
             Some((3, Some(49)))

@@ -8,14 +8,25 @@
 //! trace has them), else the CPU's thread. `sched_waking` (emitted by the
 //! waker, on its CPU) is preferred; a `sched_wakeup` counts only when no
 //! `sched_waking` announced it (older kernels, or tracers that record only
-//! the wakeup).
+//! the wakeup). A wake-up from a timer callback carries the timer's
+//! programmed expiry and the time it fired, so its lateness is known.
+//!
+//! Creations are kept from the replay on as well (`creations`, by child):
+//! a thread born inside the range continues its critical path on its
+//! creator, and the threads of a different-TIDs execution are tied through
+//! them. A creation is a `sched_process_fork`, else the `sched_wakeup_new`
+//! of a thread never seen forked (its waker is the creator), else a
+//! `clone` returning the child's tid in the parent. Scheduling policies set
+//! by `sched_setscheduler` in the read window are kept too (`policies`): a
+//! priority alone cannot tell SCHED_FIFO from SCHED_RR.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 
 use crate::kernel::model::{KEvent, KernelModel, ThreadState};
 use crate::kernel::pass::Analysis;
-use crate::kernel::vocabulary::Kind;
+use crate::kernel::priority::{self, Policy};
+use crate::kernel::vocabulary::{names, Kind};
 
 /// What was running on a CPU when it woke a thread up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -59,8 +70,41 @@ pub struct Wakeup {
     pub wakee: i64,
     pub waker: Context,
     pub cpu: Option<u32>,
+    /// The timer whose callback woke the thread up, when one did.
+    pub timer: Option<TimerFire>,
 }
 
+/// An hrtimer firing: when it was meant to and when it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TimerFire {
+    /// The `struct hrtimer` address.
+    pub hrtimer: u64,
+    /// The expiry it was armed for (the timer's clock), when its
+    /// `hrtimer_start` was read.
+    pub expires: Option<i64>,
+    /// When it fired: `hrtimer_expire_entry`'s `now` (the timer's clock),
+    /// else the event's time.
+    pub fired: i64,
+    /// When it was armed, and by which thread, when read.
+    pub armed_at: Option<i64>,
+    pub armed_by: Option<i64>,
+    pub cpu: Option<u32>,
+}
+
+impl TimerFire {
+    /// How long after its expiry it fired (0 when on time or unknown).
+    pub fn lateness(&self) -> i64 {
+        self.expires.map_or(0, |x| (self.fired - x).max(0))
+    }
+
+    /// It was armed only after the time it was meant to expire at: the
+    /// lateness was the arming thread's.
+    pub fn armed_late(&self) -> bool {
+        matches!((self.armed_at, self.expires), (Some(a), Some(x)) if a > x)
+    }
+}
+
+/// A thread created by another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fork {
     pub ts: i64,
@@ -108,7 +152,13 @@ pub struct Graph {
     pub start: i64,
     pub end: i64,
     pub lines: HashMap<i64, Line>,
+    /// Creations inside the range, in time order.
     pub forks: Vec<Fork>,
+    /// Every creation read (the replay's too), by child.
+    pub creations: HashMap<i64, Fork>,
+    /// Policies set by `sched_setscheduler` in what was read (inherited
+    /// at creation).
+    pub policies: HashMap<i64, Policy>,
 }
 
 impl Graph {
@@ -118,6 +168,28 @@ impl Graph {
 
     pub fn comm(&self, tid: i64) -> &str {
         self.lines.get(&tid).map_or("", |l| l.comm.as_str())
+    }
+
+    /// `tid`'s kernel priority `prio` as its user set it ("FIFO/RR 70").
+    pub fn priority(&self, tid: i64, prio: Option<i32>) -> String {
+        priority::describe(prio, self.policies.get(&tid).copied())
+    }
+
+    /// What woke a thread, in words: "rt_timer (812)", "interrupt 24".
+    pub fn describe(&self, c: Context) -> String {
+        match c {
+            Context::Thread { tid } => format!("{} ({tid})", self.comm(tid)),
+            Context::Irq { irq } => format!("interrupt {irq}"),
+            Context::Softirq { vec } => format!("softirq {vec}"),
+            Context::Timer => "a timer".into(),
+            Context::Idle { .. } => "an interrupt not in the trace".into(),
+        }
+    }
+
+    /// `tid`'s last known kernel priority in the range.
+    pub fn last_prio(&self, tid: i64) -> Option<i32> {
+        self.line(tid)
+            .and_then(|l| l.segments.iter().rev().find_map(|s| s.prio))
     }
 
     /// Every wake-up of the range, in no particular order.
@@ -141,6 +213,10 @@ struct Open {
     state: ThreadState,
     cpu: Option<u32>,
     prio: Option<i32>,
+    /// `sched_setscheduler` changed the priority at `start`; the trace
+    /// reports the new value only at the thread's next scheduling event,
+    /// which gives it to this segment.
+    reprioritised: bool,
 }
 
 /// Records the graph of [start, end] in the pass (after a seek to some time
@@ -152,17 +228,34 @@ pub struct GraphBuilder {
     contexts: Vec<Vec<Context>>,
     /// Threads announced by a `sched_waking` whose `sched_wakeup` is to come.
     announced: HashSet<i64>,
+    /// Armed hrtimers: (expiry, when, by whom).
+    armed: HashMap<u64, (Option<i64>, i64, Option<i64>)>,
+    /// The timer firing on each CPU, while its callback runs.
+    firing: Vec<Option<TimerFire>>,
+    /// `sched_setscheduler` calls under way, by caller: (target, policy).
+    setting: HashMap<i64, (i64, Policy)>,
     opened: bool,
     finished: bool,
 }
 
 const CONTEXT_EVENTS: [&str; 6] = [
-    "irq_handler_entry",
-    "irq_handler_exit",
-    "irq_softirq_entry",
-    "irq_softirq_exit",
-    "hrtimer_expire_entry",
-    "hrtimer_expire_exit",
+    names::IRQ_HANDLER_ENTRY,
+    names::IRQ_HANDLER_EXIT,
+    names::SOFTIRQ_ENTRY,
+    names::SOFTIRQ_EXIT,
+    names::HRTIMER_EXPIRE_ENTRY,
+    names::HRTIMER_EXPIRE_EXIT,
+];
+
+/// Other events the graph reads: timers being armed, policies, creations
+/// seen from the parent's side.
+const FACT_EVENTS: [&str; 6] = [
+    "hrtimer_start",
+    "hrtimer_cancel",
+    "syscall_entry_sched_setscheduler",
+    "syscall_exit_sched_setscheduler",
+    "syscall_exit_clone",
+    "syscall_exit_clone3",
 ];
 
 impl GraphBuilder {
@@ -176,6 +269,9 @@ impl GraphBuilder {
             open: HashMap::default(),
             contexts: Vec::new(),
             announced: HashSet::default(),
+            armed: HashMap::default(),
+            firing: Vec::new(),
+            setting: HashMap::default(),
             opened: false,
             finished: false,
         }
@@ -200,9 +296,31 @@ impl GraphBuilder {
                     state: t.state,
                     cpu: t.cpu,
                     prio: t.prio_at(start),
+                    reprioritised: false,
                 },
             );
         }
+    }
+
+    /// `tid`'s priority changed at `at` to a value the trace tells later:
+    /// its segment is cut there, and what follows waits for that value.
+    fn reprioritised(&mut self, tid: i64, at: i64) {
+        if !self.opened || self.finished {
+            return;
+        }
+        let Some(&o) = self.open.get(&tid) else {
+            return;
+        };
+        self.close(tid, at);
+        self.open.insert(
+            tid,
+            Open {
+                start: at,
+                prio: None,
+                reprioritised: true,
+                ..o
+            },
+        );
     }
 
     fn close(&mut self, tid: i64, at: i64) {
@@ -237,27 +355,114 @@ impl GraphBuilder {
     fn track_context(&mut self, ev: &KEvent<'_>) {
         let Some(cpu) = ev.cpu else { return };
         let entered = match ev.name {
-            "irq_handler_entry" => Some(Context::Irq {
+            names::IRQ_HANDLER_ENTRY => Some(Context::Irq {
                 irq: ev.payload.int("irq").unwrap_or(-1),
             }),
-            "irq_softirq_entry" => Some(Context::Softirq {
+            names::SOFTIRQ_ENTRY => Some(Context::Softirq {
                 vec: ev.payload.int("vec").unwrap_or(-1),
             }),
-            "hrtimer_expire_entry" => Some(Context::Timer),
+            names::HRTIMER_EXPIRE_ENTRY => Some(Context::Timer),
             _ => None,
         };
+        match ev.name {
+            "hrtimer_expire_entry" => {
+                let fire = ev.payload.uint("hrtimer").map(|hrtimer| {
+                    let armed = self.armed.remove(&hrtimer);
+                    TimerFire {
+                        hrtimer,
+                        expires: armed.and_then(|a| a.0),
+                        fired: ev.payload.int("now").unwrap_or(ev.ts),
+                        armed_at: armed.map(|a| a.1),
+                        armed_by: armed.and_then(|a| a.2),
+                        cpu: Some(cpu),
+                    }
+                });
+                *self.firing_on(cpu) = fire;
+            }
+            "hrtimer_expire_exit" => *self.firing_on(cpu) = None,
+            _ => {}
+        }
         let stack = self.context_stack(cpu);
         if let Some(c) = entered {
             stack.push(c);
             return;
         }
         let same_kind = |c: &Context| match ev.name {
-            "irq_handler_exit" => matches!(c, Context::Irq { .. }),
-            "irq_softirq_exit" => matches!(c, Context::Softirq { .. }),
+            names::IRQ_HANDLER_EXIT => matches!(c, Context::Irq { .. }),
+            names::SOFTIRQ_EXIT => matches!(c, Context::Softirq { .. }),
             _ => matches!(c, Context::Timer),
         };
         if let Some(i) = stack.iter().rposition(same_kind) {
             stack.truncate(i);
+        }
+    }
+
+    fn firing_on(&mut self, cpu: u32) -> &mut Option<TimerFire> {
+        let i = cpu as usize;
+        if self.firing.len() <= i {
+            self.firing.resize(i + 1, None);
+        }
+        &mut self.firing[i]
+    }
+
+    /// Timers armed and policies set: facts the range's causes need, read
+    /// from the replay on.
+    fn track_facts(&mut self, ev: &KEvent<'_>, thread: Option<i64>) {
+        let p = &ev.payload;
+        match ev.name {
+            "hrtimer_start" => {
+                if let Some(t) = p.uint("hrtimer") {
+                    self.armed.insert(t, (p.int("expires"), ev.ts, thread));
+                }
+            }
+            "hrtimer_cancel" => {
+                if let Some(t) = p.uint("hrtimer") {
+                    self.armed.remove(&t);
+                }
+            }
+            "syscall_entry_sched_setscheduler" => {
+                let policy = p.int("policy").and_then(Policy::from_syscall);
+                if let (Some(caller), Some(policy)) = (thread, policy) {
+                    let target = p.int("pid").filter(|t| *t > 0).unwrap_or(caller);
+                    self.setting.insert(caller, (target, policy));
+                }
+            }
+            "syscall_exit_sched_setscheduler" => {
+                let done = thread.and_then(|t| self.setting.remove(&t));
+                if let (Some((target, policy)), Some(0)) = (done, p.int("ret")) {
+                    self.graph.policies.insert(target, policy);
+                    self.reprioritised(target, ev.ts);
+                }
+            }
+            _ => {
+                // A clone returning a tid in the parent.
+                let child = p.int("ret").filter(|r| *r > 0);
+                if let (Some(parent), Some(child)) = (thread, child) {
+                    self.created(ev.ts, parent, child, false);
+                }
+            }
+        }
+    }
+
+    /// `parent` created `child` at `ts`. A fork event is the authority (a
+    /// later one is the tid reused); a wake-up or a clone's return only
+    /// stands in for a fork not recorded.
+    fn created(&mut self, ts: i64, parent: i64, child: i64, fork_event: bool) {
+        if parent <= 0 || child <= 0 || parent == child {
+            return;
+        }
+        if let Some(f) = self.graph.creations.get(&child) {
+            if !(fork_event && ts > f.ts) {
+                return;
+            }
+        }
+        let fork = Fork { ts, parent, child };
+        self.graph.creations.insert(child, fork);
+        if let Some(&policy) = self.graph.policies.get(&parent) {
+            self.graph.policies.entry(child).or_insert(policy);
+        }
+        if ts >= self.graph.start && ts <= self.graph.end {
+            self.graph.forks.push(fork);
         }
     }
 
@@ -289,11 +494,27 @@ impl GraphBuilder {
                 if announced {
                     return;
                 }
+                let waker = self.waker(ev, thread);
+                if ev.kind == Kind::SchedWakeupNew {
+                    if let Context::Thread { tid } = waker {
+                        self.created(ev.ts, tid, wakee, false);
+                    }
+                }
+                if ev.ts < self.graph.start {
+                    return;
+                }
+                let timer = match waker {
+                    Context::Timer => ev
+                        .cpu
+                        .and_then(|c| self.firing.get(c as usize).copied().flatten()),
+                    _ => None,
+                };
                 let w = Wakeup {
                     ts: ev.ts,
                     wakee,
-                    waker: self.waker(ev, thread),
+                    waker,
                     cpu: ev.cpu,
+                    timer,
                 };
                 self.graph.lines.entry(wakee).or_default().wakeups.push(w);
             }
@@ -301,11 +522,7 @@ impl GraphBuilder {
                 if let (Some(parent), Some(child)) =
                     (ev.payload.int("parent_tid"), ev.payload.int("child_tid"))
                 {
-                    self.graph.forks.push(Fork {
-                        ts: ev.ts,
-                        parent,
-                        child,
-                    });
+                    self.created(ev.ts, parent, child, true);
                 }
             }
             _ => {}
@@ -313,22 +530,41 @@ impl GraphBuilder {
     }
 }
 
+/// The CPU a wake-up event sends its thread to.
+fn target_cpu(ev: &KEvent<'_>) -> Option<u32> {
+    matches!(
+        ev.kind,
+        Kind::SchedWaking | Kind::SchedWakeup | Kind::SchedWakeupNew
+    )
+    .then(|| ev.payload.int("target_cpu"))
+    .flatten()
+    .and_then(|c| u32::try_from(c).ok())
+}
+
 impl Analysis for GraphBuilder {
     fn wants(&self, canonical: &str) -> bool {
-        CONTEXT_EVENTS.contains(&canonical)
+        CONTEXT_EVENTS.contains(&canonical) || FACT_EVENTS.contains(&canonical)
     }
 
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
         if CONTEXT_EVENTS.contains(&ev.name) {
             self.track_context(ev);
+        } else if FACT_EVENTS.contains(&ev.name) {
+            self.track_facts(ev, thread);
         } else if ev.kind == Kind::SchedSwitch {
             // No thread switches inside an interrupt: contexts still open
             // lost their exit.
             if let Some(cpu) = ev.cpu {
                 self.context_stack(cpu).clear();
+                *self.firing_on(cpu) = None;
             }
         }
-        if self.finished || ev.ts < self.graph.start {
+        if self.finished {
+            return;
+        }
+        if ev.ts < self.graph.start {
+            // The replay: only creations matter before the range.
+            self.record_edges(ev, thread);
             return;
         }
         if ev.ts > self.graph.end {
@@ -340,8 +576,11 @@ impl Analysis for GraphBuilder {
             // The event's own transitions happened at or after the start.
         }
         for tr in model.transitions() {
-            self.close(tr.tid, tr.ts);
             let t = model.thread(tr.tid);
+            if let Some(o) = self.open.get_mut(&tr.tid).filter(|o| o.reprioritised) {
+                o.prio = t.and_then(|t| t.prio_at(tr.ts));
+            }
+            self.close(tr.tid, tr.ts);
             if let Some(t) = t {
                 let line = self.graph.lines.entry(tr.tid).or_default();
                 if line.comm != t.comm {
@@ -353,12 +592,14 @@ impl Analysis for GraphBuilder {
                 Open {
                     start: tr.ts,
                     state: tr.to,
-                    cpu: if tr.to == ThreadState::Running {
-                        tr.cpu
-                    } else {
-                        t.and_then(|t| t.cpu)
+                    cpu: match tr.to {
+                        ThreadState::Running => tr.cpu,
+                        // Woken: where it was sent to wait.
+                        ThreadState::WaitingCpu => target_cpu(ev).or(t.and_then(|t| t.cpu)),
+                        _ => t.and_then(|t| t.cpu),
                     },
                     prio: t.and_then(|t| t.prio_at(tr.ts)),
+                    reprioritised: false,
                 },
             );
         }

@@ -1,34 +1,40 @@
 //! Why an execution was late: the execution graph of its range (`graph`),
-//! the critical path of its thread (`path`), the path's complement —
-//! who ran while it waited, and the priority inversions (`complement`) —,
-//! the threads related to it (`relations`), and the kernel facilities of the
-//! range (`crate::analysis::facilities`).
+//! the critical path walked back from its end (`path`), the path's
+//! complement — who ran while it waited, and the priority inversions
+//! (`complement`) —, the threads related to it (`relations`), the kernel
+//! facilities of the range (`crate::analysis::facilities`), and the causes
+//! ranked by what they cost on the path (`diagnosis`).
 //!
-//! `explain` reads only the range: the reader seeks to a little before it
-//! (the replay, so the model knows each thread's state at the start) and the
-//! pass stops at its end.
+//! `explain_trace` (`run`) reads only the range: the reader seeks to a little
+//! before it (the replay, so the model knows each thread's state at the
+//! start) and the pass stops at its end.
 
 pub mod complement;
+pub mod diagnosis;
 pub mod graph;
 pub mod path;
 pub mod relations;
+mod run;
 
-use serde::Serialize;
-
-use crate::analysis::facilities::{Facilities, FacilitiesAnalysis, Range};
-use crate::event::{EventSource, ReadError};
-use crate::kernel::model::KernelModel;
-use crate::kernel::pass::{self, PassSummary};
-use complement::Complement;
-use graph::{Graph, GraphBuilder};
+use crate::analysis::facilities::Facilities;
+use crate::kernel::pass::PassSummary;
+use complement::{Complement, CpuRuns};
+pub use diagnosis::Diagnosis;
+use graph::Graph;
 use path::PathPiece;
-use relations::Relations;
+use relations::{Edge, Relations};
+pub use run::{explain_trace, pick, request_for, Which};
 
 /// What to explain.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// The analysed thread.
+    /// The analysed thread: the one the execution ends on, where the
+    /// critical path is walked back from.
     pub tid: i64,
+    /// The thread the execution started on, when another one (a
+    /// different-TIDs execution): it is tied to `tid` through creations and
+    /// wake-ups.
+    pub start_tid: Option<i64>,
     pub start: i64,
     pub end: i64,
     /// Read from this long before `start` (ns), so the model and the
@@ -45,44 +51,20 @@ pub struct Request {
 #[derive(Debug, Clone)]
 pub struct Explanation {
     pub graph: Graph,
+    /// Who ran on each CPU in the range.
+    pub runs: CpuRuns,
     pub path: Vec<PathPiece>,
     pub complement: Complement,
     pub relations: Relations,
+    /// How the start thread leads to the analysed one (creations and
+    /// wake-ups, in order), when the execution started on another thread
+    /// and the trace connects them.
+    pub tie: Option<Vec<Edge>>,
     pub facilities: Facilities,
     /// The analysed thread's priority used for inversions.
     pub prio: Option<i32>,
     /// What the range's pass read.
     pub pass: PassSummary,
-}
-
-/// Reads `req`'s range from `source` (seeking to the replay's start) and
-/// explains it.
-pub fn explain<S: EventSource>(
-    source: &mut S,
-    req: &Request,
-    progress: impl FnMut(u64, u64),
-) -> Result<Explanation, ReadError> {
-    source.seek(req.start.saturating_sub(req.replay_ns.max(0)))?;
-    let mut model = KernelModel::default();
-    let mut builder = GraphBuilder::new(req.start, req.end);
-    let mut facilities = FacilitiesAnalysis::new(Range {
-        start: req.start,
-        end: req.end,
-    });
-    let pass = pass::run_until(
-        source,
-        &mut model,
-        &mut [&mut builder, &mut facilities],
-        req.end,
-        progress,
-    )?;
-    let graph = builder.into_graph();
-    Ok(explain_graph(
-        graph,
-        facilities.into_facilities(),
-        req,
-        pass,
-    ))
 }
 
 /// The path, complement and relations of a graph already built.
@@ -93,133 +75,53 @@ pub fn explain_graph(
     pass: PassSummary,
 ) -> Explanation {
     let path = path::critical_path(&graph, req.tid, req.start, req.end);
-    let prio = req.prio.or_else(|| {
-        graph
-            .line(req.tid)
-            .and_then(|l| l.segments.iter().rev().find_map(|s| s.prio))
-    });
-    let mut complement = complement::complement(&graph, &path, req.tid, prio, req.cpus.as_deref());
-    let relations = relations::relations(&graph, req.tid);
+    let prio = req.prio.or_else(|| graph.last_prio(req.tid));
+    let runs = CpuRuns::new(&graph);
+    let mut complement =
+        complement::complement(&graph, &runs, &path, req.tid, prio, req.cpus.as_deref());
+    let tie = req
+        .start_tid
+        .filter(|s| *s != req.tid)
+        .and_then(|s| relations::tie(&graph, s, req.tid));
+    // The analysed thread's creation (from the replay, maybe) and the tie
+    // relate threads as well as the range's own interactions.
+    let mut extra: Vec<Edge> = tie.clone().unwrap_or_default();
+    if let Some(c) = graph.creations.get(&req.tid) {
+        extra.push(Edge {
+            ts: c.ts,
+            from: c.parent,
+            to: c.child,
+            how: relations::How::Created,
+        });
+    }
+    let relations = relations::relations(&graph, req.tid, &extra);
     for c in &mut complement.culprits {
         c.related = relations.direct.contains(&c.tid) || relations.indirect.contains(&c.tid);
     }
     Explanation {
         graph,
+        runs,
         path,
         complement,
         relations,
+        tie,
         facilities,
         prio,
         pass,
     }
 }
 
-/// One line saying what held the execution back the most.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnosis {
-    pub text: String,
-    pub inversion: bool,
-}
-
 impl Explanation {
-    /// The main reason, in one line: the longest priority inversion by a
-    /// thread unrelated to the analysed one if there is one, else the
-    /// unrelated thread that held the path back longest (interference comes
-    /// before the job's own threads: its creator or waker running is its own
-    /// work), else the longest of all, else how the path spent its time.
+    /// The causes ranked by what they cost on the path, and the line that
+    /// names the main one (`tid`: the analysed thread).
     pub fn diagnosis(&self, tid: i64) -> Diagnosis {
-        let me = self.graph.comm(tid);
-        let prio = |p: Option<i32>| p.map_or("?".to_string(), |p| p.to_string());
-        let c = &self.complement;
-        let worst = c
-            .culprits
-            .iter()
-            .find(|x| x.inversion && !x.related)
-            .or_else(|| c.culprits.iter().find(|x| !x.related))
-            .or(c.culprits.first());
-        if let Some(w) = worst {
-            // The path thread it held back longest.
-            let held = c
-                .intervals
-                .iter()
-                .filter(|h| h.running.iter().any(|r| r.tid == w.tid))
-                .max_by_key(|h| {
-                    h.running
-                        .iter()
-                        .filter(|r| r.tid == w.tid)
-                        .map(|r| r.duration)
-                        .sum::<i64>()
-                });
-            if let Some(h) = held {
-                let how = if h.state == "preempted" {
-                    "preempted"
-                } else {
-                    "kept waiting for a CPU"
-                };
-                let text = if w.inversion {
-                    format!(
-                        "{} (prio {}) {how} {} by {} (prio {}, lower than {me}'s {}): priority inversion",
-                        h.path_comm,
-                        prio(h.path_prio),
-                        human(w.duration),
-                        w.comm,
-                        prio(w.prio),
-                        prio(self.prio),
-                    )
-                } else {
-                    format!(
-                        "{} (prio {}) {how} {} by {} (prio {}, higher than or equal to {me}'s {}{})",
-                        h.path_comm,
-                        prio(h.path_prio),
-                        human(w.duration),
-                        w.comm,
-                        prio(w.prio),
-                        prio(self.prio),
-                        if w.related {
-                            ""
-                        } else {
-                            ", and unrelated to it"
-                        }
-                    )
-                };
-                return Diagnosis {
-                    text,
-                    inversion: w.inversion,
-                };
-            }
-        }
-        let mut per_state: Vec<(&'static str, i64)> = Vec::new();
-        for p in &self.path {
-            match per_state.iter_mut().find(|(s, _)| *s == p.state.name()) {
-                Some(x) => x.1 += p.end - p.start,
-                None => per_state.push((p.state.name(), p.end - p.start)),
-            }
-        }
-        per_state.sort_by_key(|x| std::cmp::Reverse(x.1));
-        let text = match per_state.first() {
-            Some((s, d)) => format!(
-                "{me}: nothing else held it back; its critical path was mostly {s} ({})",
-                human(*d)
-            ),
-            None => format!("{me}: empty range"),
-        };
-        Diagnosis {
-            text,
-            inversion: false,
-        }
-    }
-}
-
-/// A duration for people.
-pub fn human(ns: i64) -> String {
-    let a = ns.unsigned_abs() as f64;
-    if a < 1e3 {
-        format!("{ns} ns")
-    } else if a < 1e6 {
-        format!("{:.1} us", ns as f64 / 1e3)
-    } else if a < 1e9 {
-        format!("{:.1} ms", ns as f64 / 1e6)
-    } else {
-        format!("{:.2} s", ns as f64 / 1e9)
+        diagnosis::diagnose(&diagnosis::Inputs {
+            graph: &self.graph,
+            runs: &self.runs,
+            path: &self.path,
+            relations: &self.relations,
+            analysed: tid,
+            prio: self.prio,
+        })
     }
 }

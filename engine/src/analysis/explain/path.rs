@@ -2,8 +2,10 @@
 //! active path, as Trace Compass computes it): walking back from the end,
 //! the thread's own time while it runs or waits for a CPU, and while it is
 //! blocked, the path of whoever woke it up, over the blocked interval —
-//! recursively, since the waker may itself have been blocked. The result
-//! covers the range exactly, in time order.
+//! recursively, since the waker may itself have been blocked. Before a
+//! thread born inside the range existed, the path is its creator's. The
+//! result covers the range exactly, in time order: `Unknown` only where the
+//! trace says nothing.
 
 use serde::Serialize;
 
@@ -45,12 +47,25 @@ impl PathState {
     }
 }
 
+/// Why the path is on a thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "link", rename_all = "snake_case")]
+pub enum Link {
+    /// The thread the walk started from (the execution's end).
+    Own,
+    /// It woke `wakee` up, which was blocked meanwhile.
+    Woke { wakee: i64 },
+    /// It created `child`, which did not exist yet.
+    Created { child: i64 },
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PathPiece {
     pub tid: i64,
     pub state: PathState,
     pub start: i64,
     pub end: i64,
+    pub link: Link,
 }
 
 /// A part of the range still to walk: `tid`'s path over [lo, hi], walked
@@ -59,22 +74,28 @@ struct Frame {
     tid: i64,
     lo: i64,
     hi: i64,
+    link: Link,
 }
 
 /// The critical path of `tid` over [start, end] in `graph`.
 pub fn critical_path(graph: &Graph, tid: i64, start: i64, end: i64) -> Vec<PathPiece> {
     let mut reversed: Vec<PathPiece> = Vec::new();
-    let mut emit = |tid: i64, state: PathState, start: i64, end: i64| {
-        if end <= start {
+    let mut emit = |f: &Frame, state: PathState, start: i64| {
+        if f.hi <= start {
             return;
         }
         match reversed.last_mut() {
-            Some(p) if p.tid == tid && p.state == state && p.start == end => p.start = start,
+            Some(p)
+                if p.tid == f.tid && p.state == state && p.link == f.link && p.start == f.hi =>
+            {
+                p.start = start
+            }
             _ => reversed.push(PathPiece {
-                tid,
+                tid: f.tid,
                 state,
                 start,
-                end,
+                end: f.hi,
+                link: f.link,
             }),
         }
     };
@@ -85,18 +106,41 @@ pub fn critical_path(graph: &Graph, tid: i64, start: i64, end: i64) -> Vec<PathP
         tid,
         lo: start,
         hi: end.max(start),
+        link: Link::Own,
     }];
     while let Some(mut f) = stack.pop() {
         if f.hi <= f.lo {
             continue;
         }
         let line = graph.line(f.tid);
-        let Some(seg) = line.and_then(|l| l.segment_before(f.hi)) else {
+        let seg = line.and_then(|l| l.segment_before(f.hi));
+        let known = seg.filter(|s| s.state != ThreadState::Unknown);
+        if known.is_none() {
+            // Before its first known state, a thread just created did not
+            // run yet: its creator was working towards it.
+            let unborn = graph
+                .creations
+                .get(&f.tid)
+                .filter(|c| c.ts <= f.hi)
+                .filter(|_| line.is_none_or(|l| first_known(l).is_none_or(|k| f.hi <= k)));
+            if let Some(c) = unborn {
+                if followed.insert((c.parent, f.hi)) {
+                    stack.push(Frame {
+                        tid: c.parent,
+                        lo: f.lo,
+                        hi: f.hi,
+                        link: Link::Created { child: f.tid },
+                    });
+                    continue;
+                }
+            }
+        }
+        let Some(seg) = seg else {
             // Nothing known at `hi`: unknown back to the previous segment.
             let back = line
                 .and_then(|l| l.last_ending_by(f.hi))
                 .map_or(f.lo, |s| s.end.max(f.lo));
-            emit(f.tid, PathState::Unknown, back, f.hi);
+            emit(&f, PathState::Unknown, back);
             f.hi = back;
             stack.push(f);
             continue;
@@ -117,22 +161,35 @@ pub fn critical_path(graph: &Graph, tid: i64, start: i64, end: i64) -> Vec<PathP
                     Some(Context::Thread { tid: waker })
                         if waker != f.tid && followed.insert((waker, f.hi)) =>
                     {
-                        let (lo, hi) = (from, f.hi);
+                        let (lo, hi, wakee) = (from, f.hi, f.tid);
                         f.hi = from;
                         stack.push(f);
-                        stack.push(Frame { tid: waker, lo, hi });
+                        stack.push(Frame {
+                            tid: waker,
+                            lo,
+                            hi,
+                            link: Link::Woke { wakee },
+                        });
                         continue;
                     }
                     woken_by => PathState::Blocked { woken_by },
                 }
             }
         };
-        emit(f.tid, state, from, f.hi);
+        emit(&f, state, from);
         f.hi = from;
         stack.push(f);
     }
     reversed.reverse();
     reversed
+}
+
+/// When a line's first state other than `Unknown` begins.
+fn first_known(line: &super::graph::Line) -> Option<i64> {
+    line.segments
+        .iter()
+        .find(|s| s.state != ThreadState::Unknown)
+        .map(|s| s.start)
 }
 
 #[cfg(test)]
@@ -156,6 +213,7 @@ mod tests {
             wakee,
             waker,
             cpu: Some(0),
+            timer: None,
         }
     }
 
@@ -315,5 +373,52 @@ mod tests {
         for w in p.windows(2) {
             assert_eq!(w[0].end, w[1].start);
         }
+    }
+
+    #[test]
+    fn a_thread_born_in_the_range_continues_on_its_creator() {
+        // 2 (the timer thread) waits for its timer until 30, runs, creates
+        // 1 at 38; 1 waits for the CPU from 40, runs from 45. Before 40, 1
+        // did not run: the path is 2's, and 2's wait is its timer's.
+        let mut g = graph(vec![
+            (
+                1,
+                vec![seg(40, 45, WaitingCpu), seg(45, 100, Running)],
+                vec![woke(40, 1, Context::Thread { tid: 2 })],
+            ),
+            (
+                2,
+                vec![
+                    seg(0, 30, Blocked),
+                    seg(30, 50, Running),
+                    seg(50, 100, Blocked),
+                ],
+                vec![woke(30, 2, Context::Timer)],
+            ),
+        ]);
+        g.creations.insert(
+            1,
+            crate::analysis::explain::graph::Fork {
+                ts: 38,
+                parent: 2,
+                child: 1,
+            },
+        );
+        let p = critical_path(&g, 1, 0, 100);
+        assert_eq!(
+            summary(&p),
+            vec![
+                (2, "blocked", 0, 30),
+                (2, "running", 30, 40),
+                (1, "waiting_cpu", 40, 45),
+                (1, "running", 45, 100),
+            ]
+        );
+        assert_eq!(p[1].link, Link::Created { child: 1 });
+        assert_eq!(p[3].link, Link::Own);
+        // Without the creation, the time before 40 is unknown.
+        g.creations.clear();
+        let p = critical_path(&g, 1, 0, 100);
+        assert_eq!(summary(&p)[0], (1, "unknown", 0, 40));
     }
 }

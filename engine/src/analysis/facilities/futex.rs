@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::clip::Range;
 use crate::kernel::fields::Payload;
+use crate::kernel::vocabulary::names;
 
 /// `FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME`: not part of the operation.
 const OP_FLAGS: i64 = 128 | 256;
@@ -51,12 +52,12 @@ pub struct FutexWake {
 }
 
 pub const EVENTS: [&str; 6] = [
-    "syscall_entry_futex",
-    "syscall_exit_futex",
-    "syscall_entry_futex_wait",
-    "syscall_exit_futex_wait",
-    "syscall_entry_futex_wake",
-    "syscall_exit_futex_wake",
+    names::FUTEX_ENTRY,
+    names::FUTEX_EXIT,
+    names::FUTEX_WAIT_ENTRY,
+    names::FUTEX_WAIT_EXIT,
+    names::FUTEX_WAKE_ENTRY,
+    names::FUTEX_WAKE_EXIT,
 ];
 
 #[derive(Debug)]
@@ -88,7 +89,7 @@ impl Futexes {
 
     pub fn event(&mut self, ts: i64, name: &str, p: &Payload<'_>, tid: Option<i64>) {
         let Some(tid) = tid else { return };
-        let entry = match name.strip_prefix("syscall_entry_") {
+        let entry = match name.strip_prefix(names::SYSCALL_ENTRY) {
             Some("futex") => p.int("op").map(op_of),
             Some("futex_wait") => Some(Op::Wait),
             Some("futex_wake") => Some(Op::Wake),

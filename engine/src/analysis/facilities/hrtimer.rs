@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::clip::Range;
 use crate::kernel::fields::Payload;
+use crate::kernel::vocabulary::names;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -43,11 +44,11 @@ struct Open {
 }
 
 pub const EVENTS: [&str; 5] = [
-    "hrtimer_init",
-    "hrtimer_start",
-    "hrtimer_expire_entry",
-    "hrtimer_expire_exit",
-    "hrtimer_cancel",
+    names::HRTIMER_INIT,
+    names::HRTIMER_START,
+    names::HRTIMER_EXPIRE_ENTRY,
+    names::HRTIMER_EXPIRE_EXIT,
+    names::HRTIMER_CANCEL,
 ];
 
 #[derive(Debug)]
@@ -71,12 +72,12 @@ impl Timers {
             return;
         };
         let next = match name {
-            "hrtimer_init" => Some(TimerState::Init),
-            "hrtimer_start" => Some(TimerState::Start),
-            "hrtimer_expire_entry" => Some(TimerState::Expired),
-            "hrtimer_cancel" => Some(TimerState::Cancel),
+            names::HRTIMER_INIT => Some(TimerState::Init),
+            names::HRTIMER_START => Some(TimerState::Start),
+            names::HRTIMER_EXPIRE_ENTRY => Some(TimerState::Expired),
+            names::HRTIMER_CANCEL => Some(TimerState::Cancel),
             // The callback returned: the timer is idle unless re-armed.
-            "hrtimer_expire_exit" => None,
+            names::HRTIMER_EXPIRE_EXIT => None,
             _ => return,
         };
         let before = self.close(timer, ts);

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::clip::Range;
 use crate::kernel::fields::Payload;
+use crate::kernel::vocabulary::names;
 
 const EAGAIN: i64 = 11;
 const ETIMEDOUT: i64 = 110;
@@ -55,10 +56,10 @@ pub struct MqFailure {
 }
 
 pub const EVENTS: [&str; 4] = [
-    "syscall_entry_mq_timedsend",
-    "syscall_exit_mq_timedsend",
-    "syscall_entry_mq_timedreceive",
-    "syscall_exit_mq_timedreceive",
+    names::MQ_SEND_ENTRY,
+    names::MQ_SEND_EXIT,
+    names::MQ_RECEIVE_ENTRY,
+    names::MQ_RECEIVE_EXIT,
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,10 +115,10 @@ impl Queues {
     ) {
         let Some(tid) = tid else { return };
         let (side, entry) = match name {
-            "syscall_entry_mq_timedsend" => (Side::Send, true),
-            "syscall_exit_mq_timedsend" => (Side::Send, false),
-            "syscall_entry_mq_timedreceive" => (Side::Receive, true),
-            "syscall_exit_mq_timedreceive" => (Side::Receive, false),
+            names::MQ_SEND_ENTRY => (Side::Send, true),
+            names::MQ_SEND_EXIT => (Side::Send, false),
+            names::MQ_RECEIVE_ENTRY => (Side::Receive, true),
+            names::MQ_RECEIVE_EXIT => (Side::Receive, false),
             _ => return,
         };
         if entry {

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 use sextant_engine::analysis::explain::graph::Context;
 use sextant_engine::analysis::explain::path::PathState;
-use sextant_engine::analysis::explain::{self, human, Explanation};
+use sextant_engine::analysis::explain::{self, Explanation};
+use sextant_engine::duration::human;
 use sextant_engine::kernel::model::ThreadState;
 
 /// Style keys of the complement's runners.
@@ -59,11 +60,18 @@ pub struct Relation {
 const THREAD_HEADERS: &[(&str, &str)] = &[
     ("Thread", "Thread name"),
     ("TID", "Thread id"),
-    ("Priority", "Kernel-order priority (lower is more urgent)"),
+    (
+        "Priority",
+        "As set by its user (FIFO/RR 70, nice 5), with the kernel's number (smaller is more urgent)",
+    ),
 ];
 
-fn prio(p: Option<i32>) -> String {
-    p.map_or_else(|| "?".into(), |p| p.to_string())
+/// `tid`'s priority `p` as its user set it, the kernel number beside it.
+fn prio(e: &Explanation, tid: i64, p: Option<i32>) -> String {
+    match p {
+        Some(k) => format!("{} (kernel prio {k})", e.graph.priority(tid, p)),
+        None => "?".into(),
+    }
 }
 
 fn tip(k: &str, v: impl Into<String>) -> (String, String) {
@@ -72,23 +80,6 @@ fn tip(k: &str, v: impl Into<String>) -> (String, String) {
 
 fn who(e: &Explanation, tid: i64) -> String {
     format!("{} ({tid})", e.graph.comm(tid))
-}
-
-fn woken_by(e: &Explanation, c: Context) -> String {
-    match c {
-        Context::Thread { tid } => who(e, tid),
-        Context::Irq { irq } => format!("interrupt {irq}"),
-        Context::Softirq { vec } => format!("softirq {vec}"),
-        Context::Timer => "a timer".into(),
-        Context::Idle { .. } => "an interrupt not in the trace".into(),
-    }
-}
-
-/// The last priority seen for `tid` in the range.
-fn prio_of(e: &Explanation, tid: i64) -> Option<i32> {
-    e.graph
-        .line(tid)
-        .and_then(|l| l.segments.iter().rev().find_map(|s| s.prio))
 }
 
 /// One row per thread on the path (in order of first appearance), its
@@ -104,7 +95,7 @@ pub fn critical_path(e: &Explanation, req: &explain::Request) -> TimeGraph {
                 labels: vec![
                     e.graph.comm(p.tid).to_string(),
                     p.tid.to_string(),
-                    prio(prio_of(e, p.tid)),
+                    prio(e, p.tid, e.graph.last_prio(p.tid)),
                 ],
                 tips: vec![tip("Thread", who(e, p.tid))],
                 states: Vec::new(),
@@ -113,7 +104,7 @@ pub fn critical_path(e: &Explanation, req: &explain::Request) -> TimeGraph {
         });
         let mut tips = vec![tip("Duration", human(p.end - p.start))];
         if let PathState::Blocked { woken_by: Some(c) } = p.state {
-            tips.push(tip("Woken by", woken_by(e, c)));
+            tips.push(tip("Woken by", e.graph.describe(c)));
         }
         rows[id as usize].states.push(State {
             start: p.start,
@@ -179,22 +170,29 @@ pub fn complement(e: &Explanation, req: &explain::Request, path: &TimeGraph) -> 
             label: None,
             tips: vec![
                 tip("Held back", human(h.end - h.start)),
-                tip("Priority", prio(h.path_prio)),
+                tip("Priority", prio(e, h.path_tid, h.path_prio)),
             ],
         });
         for r in &h.running {
             let at = *child_of.entry((parent, r.tid)).or_insert_with(|| {
-                let mut tips = vec![tip("Thread", who(e, r.tid)), tip("Priority", prio(r.prio))];
+                let mut tips = vec![
+                    tip("Thread", who(e, r.tid)),
+                    tip("Priority", prio(e, r.tid, r.prio)),
+                ];
                 if r.inversion {
                     tips.push(tip(
                         "Priority inversion",
-                        format!("prio {} lower than {me}'s {}", prio(r.prio), prio(e.prio)),
+                        format!(
+                            "{} is lower than {me}'s {}",
+                            r.priority,
+                            e.graph.priority(req.tid, e.prio)
+                        ),
                     ));
                 }
                 rows.push(Row {
                     id: rows.len() as i64,
                     parent,
-                    labels: vec![r.comm.clone(), r.tid.to_string(), prio(r.prio)],
+                    labels: vec![r.comm.clone(), r.tid.to_string(), prio(e, r.tid, r.prio)],
                     tips,
                     states: Vec::new(),
                 });

@@ -3,12 +3,11 @@
 
 use serde_json::Value;
 use sextant_engine::analysis::executions::Execution;
-use sextant_engine::analysis::explain;
+use sextant_engine::analysis::explain::{self, request_for, Which};
 use sextant_engine::analysis::model::ExecutionModel;
 
-use super::super::executions::parse_model;
-use super::super::params::{Result, ServiceError};
-use super::Which;
+use crate::service::executions::parse_model;
+use crate::service::params::{Result, ServiceError};
 
 /// What to explain.
 pub enum Subject<'a> {
@@ -31,7 +30,7 @@ pub struct Asked<'a> {
 
 impl Asked<'_> {
     pub fn request_for(&self, x: &Execution) -> explain::Request {
-        super::request_for(x, self.cpus.clone(), self.replay_ns)
+        request_for(x, self.cpus.clone(), self.replay_ns)
     }
 }
 

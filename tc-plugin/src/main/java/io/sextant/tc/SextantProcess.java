@@ -38,28 +38,47 @@ public final class SextantProcess implements AutoCloseable {
 
     /**
      * The binary to run: {@code setting} (the preference) when not blank,
-     * else {@code $SEXTANT_BIN}.
+     * else {@code $SEXTANT_BIN}, else {@code sextant} on the {@code PATH}.
      *
-     * @throws IllegalStateException when neither names an executable file
+     * @throws IllegalStateException when none names an executable file
      */
     public static Path locate(String setting, Map<String, String> env) {
-        String chosen;
-        String from;
-        if (setting != null && !setting.isBlank()) {
-            chosen = setting.strip();
-            from = "the sextant binary setting";
-        } else if (env.get(BINARY_ENV) != null && !env.get(BINARY_ENV).isBlank()) {
-            chosen = env.get(BINARY_ENV).strip();
-            from = BINARY_ENV;
-        } else {
-            throw new IllegalStateException(
-                    "no sextant binary: set it in the preferences or in the environment variable " + BINARY_ENV);
+        return locate(setting, env, null);
+    }
+
+    /**
+     * As {@link #locate(String, Map)}, then {@code sextant} in
+     * {@code bundleDir} (the plugin's own folder, where a bundle that ships
+     * the binary keeps it) when not null.
+     */
+    public static Path locate(String setting, Map<String, String> env, Path bundleDir) {
+        for (var named : List.of(Map.entry("the sextant binary setting", nullToEmpty(setting)),
+                Map.entry(BINARY_ENV, nullToEmpty(env.get(BINARY_ENV))))) {
+            if (!named.getValue().isBlank()) {
+                Path path = Path.of(named.getValue().strip());
+                if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+                    throw new IllegalStateException(named.getKey() + " names " + path
+                            + ", which is not an executable file");
+                }
+                return path;
+            }
         }
-        Path path = Path.of(chosen);
-        if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-            throw new IllegalStateException(from + " names " + path + ", which is not an executable file");
+        List<Path> candidates = new ArrayList<>();
+        for (String dir : nullToEmpty(env.get("PATH")).split(java.io.File.pathSeparator)) {
+            if (!dir.isBlank()) {
+                candidates.add(Path.of(dir, "sextant"));
+            }
         }
-        return path;
+        if (bundleDir != null) {
+            candidates.add(bundleDir.resolve("sextant"));
+        }
+        return candidates.stream().filter(p -> Files.isRegularFile(p) && Files.isExecutable(p)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no sextant binary: set it in the preferences or in "
+                        + BINARY_ENV + ", or put sextant on the PATH" + (bundleDir == null ? "" : " or in " + bundleDir)));
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
     }
 
     /** Starts the server in {@code workDir} (a trace root), its stderr to java.util.logging. */

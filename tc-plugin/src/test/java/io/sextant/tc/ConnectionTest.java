@@ -19,12 +19,14 @@ import org.junit.jupiter.api.Test;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 
+import io.sextant.tc.protocol.Arrow;
 import io.sextant.tc.protocol.Experiment;
 import io.sextant.tc.protocol.ExperimentRef;
 import io.sextant.tc.protocol.InitializeResult;
 import io.sextant.tc.protocol.OutputQuery;
 import io.sextant.tc.protocol.Response;
 import io.sextant.tc.protocol.TimeRange;
+import io.sextant.tc.protocol.TooltipQuery;
 import io.sextant.tc.protocol.WorkDoneProgress;
 import io.sextant.tc.protocol.XyModel;
 
@@ -103,6 +105,33 @@ class ConnectionTest {
         assertEquals("UP", Rpc.await(conn.tsp().health(), T, "health").get("status").getAsString());
         JsonObject health = server.next("tsp/health");
         assertTrue(!health.has("params") || health.get("params").isJsonNull(), "no params: " + health);
+    }
+
+    @Test
+    void tooltipAndArrowsAskForAnElementAndARange() throws Exception {
+        server.on("tsp/timeGraph/tooltip", p -> json("""
+                {"model": {"State": "Blocked", "TID": "4611"}, "status": "COMPLETED", "statusMessage": ""}"""));
+        Response<java.util.Map<String, String>> tip = Rpc.await(conn.tsp().timeGraphTooltip(
+                TooltipQuery.state("e1", "out", 7, 150, 100, 80)), T, "tooltip");
+        assertEquals("Blocked", tip.model().get("State"));
+        assertEquals(json("""
+                {"expUUID": "e1", "outputId": "out", "parameters": {"requested_times": [150],
+                  "requested_items": [7],
+                  "requested_element": {"elementType": "STATE", "time": 100, "duration": 80}}}"""),
+                server.next("tsp/timeGraph/tooltip").getAsJsonObject("params"));
+
+        server.on("tsp/timeGraph/arrows", p -> json("""
+                {"model": [{"sourceId": 1, "targetId": 0, "start": 1700000000000000001,
+                  "end": 1700000000000000001, "style": {"parentKey": "wakeup", "values": {}}}],
+                 "status": "COMPLETED", "statusMessage": ""}"""));
+        Response<List<Arrow>> arrows = Rpc.await(conn.tsp().timeGraphArrows(OutputQuery.tree("e1", "cp", 5, 10)), T,
+                "arrows");
+        assertEquals(new Arrow(1, 0, 1700000000000000001L, 1700000000000000001L, arrows.model().get(0).style()),
+                arrows.model().get(0));
+        assertEquals("wakeup", arrows.model().get(0).style().parentKey());
+        assertEquals(json("""
+                {"expUUID": "e1", "outputId": "cp", "parameters": {"requested_timerange": {"start": 5, "end": 10}}}"""),
+                server.next("tsp/timeGraph/arrows").getAsJsonObject("params"));
     }
 
     @Test

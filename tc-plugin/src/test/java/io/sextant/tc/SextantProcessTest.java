@@ -42,6 +42,20 @@ class SextantProcessTest {
     }
 
     @Test
+    void withoutSettingThePathThenTheBundleFolder() throws IOException {
+        Path onPath = Files.createDirectories(dir.resolve("bin"));
+        Path bundle = Files.createDirectories(dir.resolve("bundle"));
+        Path inBundle = script("bundle/sextant", "true");
+        assertEquals(inBundle, SextantProcess.locate(null, Map.of("PATH", onPath.toString()), bundle));
+        Path first = script("bin/sextant", "true");
+        assertEquals(first, SextantProcess.locate("", Map.of("PATH", "/nonexistent:" + onPath), bundle));
+        IllegalStateException none = assertThrows(IllegalStateException.class,
+                () -> SextantProcess.locate(null, Map.of("PATH", "/nonexistent"), dir));
+        assertTrue(none.getMessage().contains("PATH") && none.getMessage().contains(dir.toString()),
+                none.getMessage());
+    }
+
+    @Test
     void aMissingOrNonExecutableBinaryIsExplained() throws IOException {
         IllegalStateException none = assertThrows(IllegalStateException.class,
                 () -> SextantProcess.locate(null, Map.of()));

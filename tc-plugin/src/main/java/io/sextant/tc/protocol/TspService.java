@@ -1,6 +1,7 @@
 package io.sextant.tc.protocol;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import org.eclipse.lsp4j.jsonrpc.services.JsonRequest;
@@ -40,11 +41,26 @@ public interface TspService {
     @JsonRequest("outputs/delete")
     CompletableFuture<OutputDescriptor> deleteDerived(DerivedOutputRef params);
 
+    /** A configuration type: {@code {id, name, description, schema}}. */
+    @JsonRequest("config/type")
+    CompletableFuture<JsonObject> configType(ConfigTypeRef params);
+
+    @JsonRequest("style")
+    CompletableFuture<Response<StyleModel>> style(StyleQuery params);
+
     @JsonRequest("timeGraph/tree")
     CompletableFuture<Response<TreeModel>> timeGraphTree(OutputQuery params);
 
     @JsonRequest("timeGraph/states")
     CompletableFuture<Response<StatesModel>> timeGraphStates(OutputQuery params);
+
+    /** The wake-ups of a critical path between its rows ({@code requested_timerange}: the range drawn). */
+    @JsonRequest("timeGraph/arrows")
+    CompletableFuture<Response<List<Arrow>>> timeGraphArrows(OutputQuery params);
+
+    /** What a row and its state at a time are, as name → value. */
+    @JsonRequest("timeGraph/tooltip")
+    CompletableFuture<Response<Map<String, String>>> timeGraphTooltip(TooltipQuery params);
 
     @JsonRequest("xy/tree")
     CompletableFuture<Response<TreeModel>> xyTree(OutputQuery params);

@@ -1,0 +1,332 @@
+//! The diagnosis on hand-built graphs: each cause, its words and its cost.
+
+use super::*;
+use crate::analysis::explain::graph::{Fork, Line, Segment, TimerFire, Wakeup};
+use crate::analysis::explain::path::critical_path;
+use crate::analysis::explain::relations::relations;
+use crate::kernel::model::ThreadState::{self, *};
+use crate::kernel::priority::Policy;
+
+fn seg(start: i64, end: i64, state: ThreadState, prio: i32) -> Segment {
+    Segment {
+        start,
+        end,
+        state,
+        cpu: Some(1),
+        prio: Some(prio),
+    }
+}
+
+fn woke(ts: i64, wakee: i64, waker: Context, timer: Option<TimerFire>) -> Wakeup {
+    Wakeup {
+        ts,
+        wakee,
+        waker,
+        cpu: Some(1),
+        timer,
+    }
+}
+
+fn add(g: &mut Graph, tid: i64, comm: &str, segments: Vec<Segment>, wakeups: Vec<Wakeup>) {
+    g.lines.insert(
+        tid,
+        Line {
+            comm: comm.into(),
+            segments,
+            wakeups,
+        },
+    );
+}
+
+fn fire(expires: i64, fired: i64, armed_at: i64) -> Option<TimerFire> {
+    Some(TimerFire {
+        hrtimer: 7,
+        expires: Some(expires),
+        fired,
+        armed_at: Some(armed_at),
+        armed_by: Some(2),
+        cpu: Some(1),
+    })
+}
+
+fn diagnose_end(g: &Graph, tid: i64, start: i64, end: i64) -> Diagnosis {
+    let path = critical_path(g, tid, start, end);
+    let rel = relations(g, tid, &[]);
+    diagnose(&Inputs {
+        graph: g,
+        runs: &CpuRuns::new(g),
+        path: &path,
+        relations: &rel,
+        analysed: tid,
+        prio: g.last_prio(tid),
+    })
+}
+
+/// The seed's case: the timer thread (FIFO 60) woken on time is kept
+/// off its CPU by a rogue FIFO 70 thread, then creates the worker
+/// (FIFO 55), which waits a little behind a nice 5 thread.
+fn seed_case() -> Graph {
+    let mut g = Graph {
+        start: 0,
+        end: 3100,
+        ..Graph::default()
+    };
+    add(
+        &mut g,
+        1,
+        "rt_worker",
+        vec![
+            seg(3040, 3045, WaitingCpu, 44),
+            seg(3045, 3100, Running, 44),
+        ],
+        vec![woke(3040, 1, Context::Thread { tid: 2 }, None)],
+    );
+    add(
+        &mut g,
+        2,
+        "rt_timer",
+        vec![
+            seg(0, 10, Blocked, 39),
+            seg(10, 3010, WaitingCpu, 39),
+            seg(3010, 3040, Running, 39),
+            seg(3040, 3100, Blocked, 39),
+        ],
+        vec![woke(10, 2, Context::Timer, fire(10, 10, 0))],
+    );
+    add(
+        &mut g,
+        3,
+        "rt_rogue",
+        vec![seg(5, 3010, Running, 29), seg(3010, 3100, Blocked, 29)],
+        vec![],
+    );
+    add(
+        &mut g,
+        4,
+        "bg_batch",
+        vec![
+            seg(0, 5, Running, 125),
+            seg(5, 3040, Preempted, 125),
+            seg(3040, 3045, Running, 125),
+            seg(3045, 3100, Preempted, 125),
+        ],
+        vec![],
+    );
+    g.creations.insert(
+        1,
+        Fork {
+            ts: 3030,
+            parent: 2,
+            child: 1,
+        },
+    );
+    g.forks.push(g.creations[&1]);
+    g
+}
+
+#[test]
+fn the_rogue_is_named_first_with_user_priorities() {
+    let g = seed_case();
+    let d = diagnose_end(&g, 1, 0, 3100);
+    assert_eq!(
+        d.text,
+        "rt_rogue (FIFO/RR 70) kept rt_timer (FIFO/RR 60) waiting for a CPU for 3.000 us"
+    );
+    assert!(!d.inversion);
+    let got: Vec<(&str, i64, bool)> = d
+        .causes
+        .iter()
+        .map(|c| (c.text.as_str(), c.cost, c.interference))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (d.text.as_str(), 3000, true),
+            ("rt_worker ran 55 ns", 55, false),
+            ("rt_timer ran 30 ns creating rt_worker", 30, false),
+            ("rt_timer waited 10 ns for its timer", 10, false),
+            (
+                "rt_worker (FIFO/RR 55) waited 5 ns for CPU 1 to switch to it from bg_batch (nice 5): wake-up latency",
+                5,
+                false
+            ),
+        ]
+    );
+    // Every nanosecond of the range is given to one cause.
+    assert_eq!(d.causes.iter().map(|c| c.cost).sum::<i64>(), 3100);
+    // A policy set in the trace is named.
+    let mut g = g;
+    g.policies.insert(3, Policy::Fifo);
+    assert!(diagnose_end(&g, 1, 0, 3100)
+        .text
+        .starts_with("rt_rogue (SCHED_FIFO 70) kept"));
+}
+
+#[test]
+fn an_undisturbed_execution_blames_nobody() {
+    // The same without the rogue: the timer thread runs when woken.
+    let mut g = seed_case();
+    g.lines.remove(&3);
+    let l = g.lines.get_mut(&2).unwrap();
+    l.segments[1] = seg(10, 20, WaitingCpu, 39);
+    l.segments[2] = seg(20, 3040, Running, 39);
+    let bg = g.lines.get_mut(&4).unwrap();
+    bg.segments = vec![seg(0, 20, Running, 125), seg(20, 3100, Preempted, 125)];
+    let d = diagnose_end(&g, 1, 0, 3100);
+    assert!(
+        d.text
+            .starts_with("rt_worker: nothing held it back; rt_timer ran"),
+        "{}",
+        d.text
+    );
+    // bg_batch was still on rt_timer's CPU 10 ns: the switch's latency.
+    let bg = d
+        .causes
+        .iter()
+        .find(|c| matches!(c.cause, Cause::Latency { .. }))
+        .unwrap();
+    assert_eq!(
+        (bg.text.as_str(), bg.cost, bg.interference),
+        (
+            "rt_timer (FIFO/RR 60) waited 10 ns for CPU 1 to switch to it from bg_batch (nice 5): wake-up latency",
+            10,
+            false
+        )
+    );
+    // 220 us is no switch: bg_batch kept the CPU (a non-preemptible
+    // section), and that is interference.
+    const US: i64 = 1000;
+    let mut g = Graph {
+        start: 0,
+        end: 300 * US,
+        ..Graph::default()
+    };
+    add(
+        &mut g,
+        2,
+        "rt_timer",
+        vec![
+            seg(0, 10, Blocked, 39),
+            seg(10, 220 * US + 10, WaitingCpu, 39),
+            seg(220 * US + 10, 300 * US, Running, 39),
+        ],
+        vec![woke(10, 2, Context::Timer, fire(10, 10, 0))],
+    );
+    add(
+        &mut g,
+        4,
+        "bg_batch",
+        vec![seg(0, 220 * US + 10, Running, 125)],
+        vec![],
+    );
+    let d = diagnose_end(&g, 2, 0, 300 * US);
+    assert_eq!(
+        d.text,
+        "bg_batch (nice 5) kept CPU 1 for 220.000 us after rt_timer (FIFO/RR 60), of higher priority, could run"
+    );
+}
+
+#[test]
+fn a_late_timer_is_a_cause_of_its_own() {
+    // The timer thread's timer, armed at 0 for 100 us, fires at 2500 us
+    // while CPU 1 runs the rogue.
+    const US: i64 = 1000;
+    let mut g = Graph {
+        start: 0,
+        end: 2600 * US,
+        ..Graph::default()
+    };
+    add(
+        &mut g,
+        2,
+        "rt_timer",
+        vec![
+            seg(0, 2500 * US, Blocked, 39),
+            seg(2500 * US, 2600 * US, Running, 39),
+        ],
+        vec![woke(
+            2500 * US,
+            2,
+            Context::Timer,
+            fire(100 * US, 2500 * US, 0),
+        )],
+    );
+    add(
+        &mut g,
+        3,
+        "rt_rogue",
+        vec![seg(0, 2500 * US, Running, 29)],
+        vec![],
+    );
+    let d = diagnose_end(&g, 2, 0, 2600 * US);
+    assert_eq!(
+        d.text,
+        "rt_timer's timer fired 2.400 ms late: CPU 1 ran rt_rogue (FIFO/RR 70) (2.400 ms on the path)"
+    );
+    assert_eq!(d.causes[0].cost, 2400 * US);
+    assert_eq!(d.causes[2].text, "rt_timer waited 100.000 us for its timer");
+    // Armed after its expiry: the lateness was the thread's own.
+    let l = g.lines.get_mut(&2).unwrap();
+    l.wakeups[0].timer = fire(100 * US, 2500 * US, 2400 * US);
+    l.segments = vec![
+        seg(0, 2400 * US, Running, 39),
+        seg(2400 * US, 2500 * US, Blocked, 39),
+        seg(2500 * US, 2600 * US, Running, 39),
+    ];
+    let d = diagnose_end(&g, 2, 0, 2600 * US);
+    let late = d
+        .causes
+        .iter()
+        .find(|c| matches!(c.cause, Cause::LateTimer { .. }))
+        .unwrap();
+    assert!(late.text.contains("armed after its expiry") && !late.interference);
+    assert_eq!(late.cost, 100 * US);
+    // 15 us late is on time.
+    let l = g.lines.get_mut(&2).unwrap();
+    l.wakeups[0].timer = fire(2485 * US, 2500 * US, 0);
+    let d = diagnose_end(&g, 2, 0, 2600 * US);
+    assert!(d
+        .causes
+        .iter()
+        .all(|c| !matches!(c.cause, Cause::LateTimer { .. })));
+}
+
+#[test]
+fn inversion_through_a_waited_on_thread() {
+    // rt_high (FIFO 80) blocked until rt_low (FIFO 10) wakes it; rt_low
+    // was preempted by rt_med (FIFO 50): lower than rt_high.
+    let mut g = Graph {
+        start: 0,
+        end: 100,
+        ..Graph::default()
+    };
+    add(
+        &mut g,
+        1,
+        "rt_high",
+        vec![seg(0, 90, Blocked, 19), seg(90, 100, Running, 19)],
+        vec![woke(90, 1, Context::Thread { tid: 2 }, None)],
+    );
+    add(
+        &mut g,
+        2,
+        "rt_low",
+        vec![
+            seg(0, 10, Running, 89),
+            seg(10, 80, Preempted, 89),
+            seg(80, 100, Running, 89),
+        ],
+        vec![],
+    );
+    add(&mut g, 3, "rt_med", vec![seg(10, 80, Running, 49)], vec![]);
+    let d = diagnose_end(&g, 1, 0, 100);
+    assert!(d.inversion);
+    assert_eq!(
+        d.text,
+        "rt_med (FIFO/RR 50) preempted rt_low (FIFO/RR 10) for 70 ns while rt_high (FIFO/RR 80) waited on it: priority inversion (FIFO/RR 50 is lower than FIFO/RR 80)"
+    );
+    assert!(d
+        .causes
+        .iter()
+        .any(|c| c.text == "rt_low ran 20 ns while rt_high waited for it"));
+}

@@ -1,0 +1,250 @@
+//! One data line of a BTF file: `time,source,source instance,target type,
+//! target,target instance,action[,note]`. Fields are trimmed of blanks
+//! (the format ignores whitespace in the data section); the note is the rest
+//! of the line, commas included. Parsing borrows nothing: fields are byte
+//! ranges of the line, so a row can be kept while the file is mapped.
+
+/// A byte range of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn of<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        &line[self.start as usize..self.end as usize]
+    }
+}
+
+/// A parsed data line: the time still in the file's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fields {
+    pub time: u64,
+    pub source: Span,
+    pub source_instance: i64,
+    pub target_type: Span,
+    pub target: Span,
+    pub target_instance: i64,
+    pub action: Span,
+    /// Absent on 7-field rows; present (maybe empty) after an 8th comma.
+    pub note: Option<Span>,
+}
+
+/// What is wrong with a line, and where (1-based byte column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowError {
+    pub column: usize,
+    pub message: String,
+}
+
+const NAMES: [&str; 7] = [
+    "time",
+    "source",
+    "source instance",
+    "target type",
+    "target",
+    "target instance",
+    "action",
+];
+
+/// Parses one line (without its end of line).
+pub fn parse(line: &[u8]) -> Result<Fields, RowError> {
+    let mut cut = [0usize; 7];
+    let mut n = 0;
+    for i in memchr::memchr_iter(b',', line) {
+        cut[n] = i;
+        n += 1;
+        if n == 7 {
+            break;
+        }
+    }
+    if n < 6 {
+        return Err(RowError {
+            column: line.len() + 1,
+            message: format!(
+                "truncated row: {} field{}, a BTF row has 7 or 8 (time, source, source instance, target type, target, target instance, action[, note])",
+                n + 1,
+                if n == 0 { "" } else { "s" }
+            ),
+        });
+    }
+    let field = |k: usize| -> Span {
+        let start = if k == 0 { 0 } else { cut[k - 1] + 1 };
+        let end = if k < n { cut[k] } else { line.len() };
+        trim(line, start, end)
+    };
+    let spans: [Span; 7] = std::array::from_fn(field);
+    for (k, s) in spans.iter().enumerate() {
+        if s.start == s.end {
+            let at = if k == 0 { 0 } else { cut[k - 1] + 1 };
+            return Err(RowError {
+                column: at + 1,
+                message: format!("empty {}", NAMES[k]),
+            });
+        }
+    }
+    let note = (n == 7).then(|| trim(line, cut[6] + 1, line.len()));
+    Ok(Fields {
+        time: unsigned(line, spans[0], NAMES[0])?,
+        source: spans[1],
+        source_instance: signed(line, spans[2], NAMES[2])?,
+        target_type: spans[3],
+        target: spans[4],
+        target_instance: signed(line, spans[5], NAMES[5])?,
+        action: spans[6],
+        note,
+    })
+}
+
+fn trim(line: &[u8], mut start: usize, mut end: usize) -> Span {
+    while start < end && matches!(line[start], b' ' | b'\t') {
+        start += 1;
+    }
+    while end > start && matches!(line[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    Span {
+        start: start as u32,
+        end: end as u32,
+    }
+}
+
+fn unsigned(line: &[u8], s: Span, what: &str) -> Result<u64, RowError> {
+    let text = s.of(line);
+    let mut v: u64 = 0;
+    for (i, &b) in text.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(bad_number(line, s, i, what, "a non-negative integer"));
+        }
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d)))
+            .ok_or_else(|| RowError {
+                column: s.start as usize + 1,
+                message: format!("{what} `{}` is too large", String::from_utf8_lossy(text)),
+            })?;
+    }
+    Ok(v)
+}
+
+fn signed(line: &[u8], s: Span, what: &str) -> Result<i64, RowError> {
+    let text = s.of(line);
+    let (neg, digits) = match text.first() {
+        Some(b'-') => (true, 1),
+        _ => (false, 0),
+    };
+    if digits == text.len() {
+        return Err(bad_number(line, s, 0, what, "an integer"));
+    }
+    let mut v: i64 = 0;
+    for (i, &b) in text.iter().enumerate().skip(digits) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(bad_number(line, s, i, what, "an integer"));
+        }
+        v = v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i64::from(d)))
+            .ok_or_else(|| RowError {
+                column: s.start as usize + 1,
+                message: format!("{what} `{}` is too large", String::from_utf8_lossy(text)),
+            })?;
+    }
+    Ok(if neg { -v } else { v })
+}
+
+fn bad_number(line: &[u8], s: Span, at: usize, what: &str, expected: &str) -> RowError {
+    RowError {
+        column: s.start as usize + at + 1,
+        message: format!(
+            "{what} `{}` is not {expected}",
+            String::from_utf8_lossy(s.of(line))
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &[u8], s: Span) -> &str {
+        std::str::from_utf8(s.of(line)).unwrap()
+    }
+
+    #[test]
+    fn seven_and_eight_fields() {
+        let l = b"100,Core_2,0,T,TASK_WritingActuator,0,start";
+        let f = parse(l).unwrap();
+        assert_eq!(f.time, 100);
+        assert_eq!(text(l, f.source), "Core_2");
+        assert_eq!(text(l, f.target_type), "T");
+        assert_eq!(text(l, f.target), "TASK_WritingActuator");
+        assert_eq!(text(l, f.action), "start");
+        assert_eq!((f.source_instance, f.target_instance), (0, 0));
+        assert_eq!(f.note, None);
+
+        let l = b"0,SIM,-1,STI,SYS_WAKE-UP,0,trigger,a note, with a comma";
+        let f = parse(l).unwrap();
+        assert_eq!(f.source_instance, -1);
+        assert_eq!(text(l, f.note.unwrap()), "a note, with a comma");
+
+        // FreeRTOS writes an empty note after a trailing comma.
+        let l = b"1013689,[0/0000],0,T,[0/0002]IDLE0,0,resume,";
+        assert!(
+            matches!(parse(l).unwrap().note, Some(s) if s.start == s.end && s.end as usize == l.len())
+        );
+    }
+
+    #[test]
+    fn blanks_are_ignored() {
+        let l = b" 0 , S_1MS ,0, T ,T_1MS_0,\t0 , activate ";
+        let f = parse(l).unwrap();
+        assert_eq!(text(l, f.source), "S_1MS");
+        assert_eq!(text(l, f.target_type), "T");
+        assert_eq!(text(l, f.action), "activate");
+        assert_eq!(f.time, 0);
+    }
+
+    #[test]
+    fn errors_name_the_column() {
+        let e = parse(b"100,Core_2,0,T,TASK").unwrap_err();
+        assert_eq!(e.column, 20);
+        assert!(
+            e.message.starts_with("truncated row: 5 fields"),
+            "{}",
+            e.message
+        );
+        let e = parse(b"1x0,Core_2,0,T,A,0,start").unwrap_err();
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (2, "time `1x0` is not a non-negative integer")
+        );
+        let e = parse(b"-5,Core_2,0,T,A,0,start").unwrap_err();
+        assert_eq!(e.column, 1);
+        let e = parse(b"5,Core_2,a,T,A,0,start").unwrap_err();
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (10, "source instance `a` is not an integer")
+        );
+        let e = parse(b"5,Core_2,0,T,A,-,start").unwrap_err();
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (16, "target instance `-` is not an integer")
+        );
+        let e = parse(b"5,Core_2,0,,A,0,start").unwrap_err();
+        assert_eq!((e.column, e.message.as_str()), (12, "empty target type"));
+        let e = parse(b"99999999999999999999,C,0,T,A,0,start").unwrap_err();
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (1, "time `99999999999999999999` is too large")
+        );
+        let e = parse(b"").unwrap_err();
+        assert!(
+            e.message.starts_with("truncated row: 1 field,"),
+            "{}",
+            e.message
+        );
+    }
+}

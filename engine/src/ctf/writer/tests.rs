@@ -1,0 +1,150 @@
+use super::*;
+use crate::ctf::CtfReader;
+use crate::value::{Value, ValueBuilder};
+
+fn spec() -> TraceSpec {
+    TraceSpec {
+        clock: Clock {
+            name: "monotonic".into(),
+            description: "test clock".into(),
+            freq: 1_000_000_000,
+            offset_s: 0,
+        },
+        env: vec![
+            ("domain".into(), EnvValue::Text("kernel".into())),
+            ("tracer_major".into(), EnvValue::Int(1)),
+        ],
+        source_fields: vec!["cpu_id".into()],
+        event_context: vec![("tid".into(), FieldType::int(32, true))],
+        classes: vec![
+            EventClass {
+                name: "sched_switch".into(),
+                fields: vec![
+                    ("prev_comm".into(), FieldType::String),
+                    ("prev_tid".into(), FieldType::int(32, true)),
+                    ("prev_state".into(), FieldType::int(64, true)),
+                    ("flags".into(), FieldType::hex(8)),
+                ],
+            },
+            EventClass {
+                name: "blob".into(),
+                fields: vec![("payload".into(), FieldType::Bytes)],
+            },
+        ],
+    }
+}
+
+/// A directory for a test's trace, absent (the writer makes it).
+pub(crate) fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sextant-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Every event read back by the CTF reader, and the discarded count.
+/// (name, ts, cpu, payload) per event.
+pub(crate) type ReadEvent = (String, i64, Option<u32>, Value);
+
+pub(crate) fn read_back(dir: &Path) -> (Vec<ReadEvent>, u64) {
+    let mut r = CtfReader::open(dir).unwrap();
+    let mut out = Vec::new();
+    while r.advance().unwrap() {
+        let ev = r.event().unwrap();
+        let mut v = ValueBuilder::default();
+        ev.visit_payload(&mut v).unwrap();
+        out.push((
+            ev.name().to_string(),
+            ev.ts(),
+            ev.cpu(),
+            v.finish().unwrap(),
+        ));
+    }
+    (out, r.warnings().discarded_events)
+}
+
+#[test]
+fn events_packets_and_losses_read_back() {
+    let dir = tmp("basic");
+    let mut w = CtfWriter::create(&dir, spec()).unwrap();
+    let s0 = w.add_stream("cpu0", &[0]).unwrap();
+    let s1 = w.add_stream("cpu1", &[1]).unwrap();
+    let tid = [FieldValue::Int(42)];
+    // Enough events on cpu0 to fill several packets.
+    let n = 20_000u64;
+    for i in 0..n {
+        w.event(
+            s0,
+            0,
+            1000 + i * 10,
+            &tid,
+            &[
+                FieldValue::Str(b"rt_high"),
+                FieldValue::Int(-(i as i64)),
+                FieldValue::Int(1),
+                FieldValue::UInt(0xff),
+            ],
+        )
+        .unwrap();
+        if i == 5000 {
+            w.discarded(s0, 7).unwrap();
+        }
+    }
+    w.event(s1, 1, 1005, &tid, &[FieldValue::Bytes(&[1, 2, 3])])
+        .unwrap();
+    w.discarded(s1, 3).unwrap();
+    let sum = w.finish().unwrap();
+    assert_eq!(sum.events, n + 1);
+    assert_eq!(sum.discarded, 10);
+    assert!(sum.packets > 3, "{} packets", sum.packets);
+
+    let (events, discarded) = read_back(&dir);
+    assert_eq!(events.len() as u64, n + 1);
+    assert_eq!(discarded, 10);
+    // Time order across the two streams: the blob sits between the first two switches.
+    assert_eq!(events[0].1, 1000);
+    assert_eq!(
+        (events[1].0.as_str(), events[1].1, events[1].2),
+        ("blob", 1005, Some(1))
+    );
+    let payload = &events[1].3;
+    assert_eq!(
+        payload.get("payload"),
+        Some(&Value::List(vec![
+            Value::Unsigned(1),
+            Value::Unsigned(2),
+            Value::Unsigned(3)
+        ]))
+    );
+    let last = &events.last().unwrap().3;
+    assert_eq!(
+        last.get("prev_comm").and_then(Value::as_str),
+        Some("rt_high")
+    );
+    assert_eq!(
+        last.get("prev_tid").and_then(Value::as_i64),
+        Some(-(n as i64 - 1))
+    );
+    assert_eq!(last.get("flags").and_then(Value::as_i64), Some(0xff));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn wrong_values_are_refused_not_written() {
+    let dir = tmp("mismatch");
+    let mut w = CtfWriter::create(&dir, spec()).unwrap();
+    let s = w.add_stream("cpu0", &[0]).unwrap();
+    let tid = [FieldValue::Int(1)];
+    assert!(w.event(s, 1, 5, &tid, &[FieldValue::Int(3)]).is_err());
+    assert!(w.event(s, 7, 5, &tid, &[]).is_err());
+    w.event(s, 1, 5, &tid, &[FieldValue::Bytes(b"ok")]).unwrap();
+    // Time going backwards within a stream.
+    assert!(w.event(s, 1, 4, &tid, &[FieldValue::Bytes(b"")]).is_err());
+    assert!(w.add_stream("metadata", &[0]).is_err());
+    assert!(w.add_stream("cpu1", &[]).is_err());
+    w.finish().unwrap();
+    let (events, _) = read_back(&dir);
+    assert_eq!(events.len(), 1);
+    // A second writer refuses a directory that holds a trace.
+    assert!(CtfWriter::create(&dir, spec()).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,251 @@
+//! The Comparison View (GANTT_CHART): one row per execution, on a time axis
+//! relative to its start, drawn with the measured thread's states; deadline
+//! misses from the deadline to the execution's end.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use sextant_engine::analysis::executions::{Execution, SortKey};
+
+use super::found::Found;
+use crate::service::index::{Interval, ThreadRow, TraceIndex};
+use crate::service::outputs::draw::{
+    sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+};
+use crate::service::params::{self, Result, ServiceError, TimeRange};
+use crate::service::provider::{no_arrows, Output, Query};
+use crate::service::reply::{data, Reply};
+
+pub const PREFIX: &str = "sextant.executions.comparison";
+
+pub struct Comparison(pub Arc<Found>);
+
+/// The measured thread's states during `x`, on a time axis starting at 0.
+fn relative_row(indexes: &[Arc<TraceIndex>], ti: usize, x: &Execution) -> ThreadRow {
+    let mut intervals = Vec::new();
+    if let Some(ix) = indexes.get(ti) {
+        for r in ix.rows_of(x.tid, x.start, x.end) {
+            let first = r.intervals.partition_point(|iv| iv.end <= x.start);
+            for iv in &r.intervals[first..] {
+                if iv.start >= x.end {
+                    break;
+                }
+                let (s, e) = (iv.start.max(x.start), iv.end.min(x.end));
+                if e > s {
+                    intervals.push(Interval {
+                        start: s - x.start,
+                        end: e - x.start,
+                        state: iv.state,
+                    });
+                }
+            }
+        }
+    }
+    intervals.sort_by_key(|iv| iv.start);
+    ThreadRow {
+        tid: x.tid,
+        pid: None,
+        comm: x.start_comm.clone(),
+        start: 0,
+        end: x.duration,
+        intervals,
+    }
+}
+
+fn sort_key(p: Option<&str>) -> Result<SortKey> {
+    match p {
+        None => Ok(SortKey::Duration),
+        Some(s) => s
+            .parse()
+            .map_err(|e: String| ServiceError::bad_request(format!("parameters.sort: {e}"))),
+    }
+}
+
+impl Output for Comparison {
+    fn descriptor(&self) -> Value {
+        self.0.descriptor(
+            PREFIX,
+            "Comparison View",
+            "Each execution on a time axis relative to its start: running, preempted, blocked, waiting for a CPU",
+            "GANTT_CHART",
+        )
+    }
+
+    fn style(&self, _: &Query<'_>) -> Result<Value> {
+        Ok(data(
+            json!({"styles": thread_state_style_map()}),
+            "COMPLETED",
+            "Completed",
+        ))
+    }
+
+    fn annotation_categories(&self, _: &Query<'_>) -> Result<Value> {
+        self.0.annotation_categories()
+    }
+
+    /// On each late execution's row, from the deadline to its end.
+    fn annotations(&self, _: &Query<'_>) -> Result<Value> {
+        self.0
+            .deadline_annotations(|x, deadline| (x.index as i64, deadline, x.duration - deadline))
+    }
+
+    fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
+        let sort = if q.body.get("parameters").is_some() {
+            let p = params::parameters(q.body)?;
+            p.opt_time_range()?;
+            sort_key(p.opt_str("sort")?)?
+        } else {
+            SortKey::Duration
+        };
+        let headers = json!([
+            {"name": "Execution", "tooltip": "Position in start order"},
+            {"name": "Duration", "tooltip": "Elapsed time (ns)", "dataType": "DURATION"},
+            {"name": "TID", "tooltip": "The thread the times are measured on", "dataType": "NUMBER"},
+        ]);
+        let entries: Vec<Value> = self
+            .0
+            .merged
+            .executions
+            .sorted(sort)
+            .into_iter()
+            .map(|x| {
+                json!({
+                    "id": x.index as i64,
+                    "parentId": -1,
+                    "labels": [format!("#{}", x.index), x.duration.to_string(), x.tid.to_string()],
+                    "hasData": true,
+                    "start": 0,
+                    "end": x.duration,
+                    "metadata": {"start": [x.start], "tid": [x.tid]},
+                })
+            })
+            .collect();
+        Ok(data(
+            json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
+            "COMPLETED",
+            "Completed",
+        ))
+    }
+
+    fn timegraph_states(&self, q: &Query<'_>) -> Result<Reply> {
+        let d = &self.0;
+        let p = params::parameters(q.body)?;
+        let range = p.time_range()?;
+        let resolution = range.resolution();
+        let TimeRange { start, end, .. } = range;
+        let items = p.opt_i64_array("requested_items")?;
+        let indexes = match q.exp.indexes()? {
+            Ok(ix) => ix,
+            Err(m) => return Ok(data(json!({"rows": []}), "RUNNING", m).into()),
+        };
+        let wanted: Vec<&Execution> = match &items {
+            Some(ids) => ids.iter().filter_map(|&i| d.execution(i)).collect(),
+            None => d.merged.executions.executions.iter().collect(),
+        };
+        let rows: Vec<DrawnRow> = wanted
+            .into_iter()
+            .map(|x| {
+                let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
+                DrawnRow {
+                    entry_id: x.index as i64,
+                    states: sample_states(&row, start, end, resolution),
+                }
+            })
+            .collect();
+        Reply::data(&DrawnRows { rows }, "COMPLETED", "Completed")
+    }
+
+    fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
+        no_arrows(q)
+    }
+
+    fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
+        let d = &self.0;
+        let p = params::parameters(q.body)?;
+        let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
+        let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
+        let Some(&id) = items.first() else {
+            return Ok(data(json!({}), "COMPLETED", "Completed"));
+        };
+        let x = d
+            .execution(id)
+            .ok_or_else(|| ServiceError::not_found("entry", format!("no entry has id {id}")))?;
+        let mut tip = Map::new();
+        tip.insert("Execution".into(), json!(format!("#{}", x.index)));
+        tip.insert("Start".into(), json!(x.start.to_string()));
+        tip.insert("Duration (ns)".into(), json!(x.duration.to_string()));
+        tip.insert("TID".into(), json!(x.tid.to_string()));
+        if let (Some(&t), Ok(indexes)) = (times.first(), q.exp.indexes()?) {
+            let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
+            if let Some(iv) = state_at(&row, t) {
+                tip.insert("State".into(), json!(state_name(iv.state)));
+                tip.insert(
+                    "State duration (ns)".into(),
+                    json!((iv.end - iv.start).to_string()),
+                );
+            }
+        }
+        Ok(data(Value::Object(tip), "COMPLETED", "Completed"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sextant_engine::kernel::model::ThreadState;
+
+    #[test]
+    fn states_are_clipped_to_the_execution_and_made_relative() {
+        use ThreadState::*;
+        let iv = |start, end, state| Interval { start, end, state };
+        let mut ix = TraceIndex {
+            events: 0,
+            start: 0,
+            end: 1000,
+            threads: vec![ThreadRow {
+                tid: 7,
+                pid: None,
+                comm: "t".into(),
+                start: 0,
+                end: 1000,
+                intervals: vec![
+                    iv(0, 100, Blocked),
+                    iv(100, 150, Running),
+                    iv(150, 300, Preempted),
+                    iv(300, 1000, Running),
+                ],
+            }],
+            ..Default::default()
+        };
+        ix.rows_of_tid.insert(7, vec![0]);
+        let x = Execution {
+            index: 0,
+            start: 120,
+            end: 400,
+            duration: 280,
+            running: 0,
+            preempted: 0,
+            blocked: 0,
+            waiting: 0,
+            start_tid: 7,
+            end_tid: 7,
+            start_comm: "t".into(),
+            end_comm: "t".into(),
+            tid: 7,
+            cpus: vec![],
+            prio: None,
+            deadline_miss: None,
+            nested: vec![],
+            btf: None,
+        };
+        let row = relative_row(&[Arc::new(ix)], 0, &x);
+        assert_eq!(
+            row.intervals,
+            vec![
+                iv(0, 30, Running),
+                iv(30, 180, Preempted),
+                iv(180, 280, Running)
+            ]
+        );
+    }
+}

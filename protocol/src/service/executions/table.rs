@@ -1,0 +1,130 @@
+//! The executions table (TABLE): every execution with its times, in start
+//! order.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use sextant_engine::analysis::executions::Execution;
+
+use super::found::Found;
+use crate::service::params::{self, Result, ServiceError};
+use crate::service::provider::{columns, no_styles, Output, Query};
+use crate::service::reply::data;
+
+pub const PREFIX: &str = "sextant.executions.table";
+
+pub struct Table(pub Arc<Found>);
+
+const TABLE_COLUMNS: [(&str, &str, &str); 12] = [
+    ("Index", "Position in start order", "NUMBER"),
+    ("Start", "Start time (ns)", "TIMESTAMP"),
+    ("End", "End time (ns)", "TIMESTAMP"),
+    ("Duration", "Elapsed time (ns)", "DURATION"),
+    ("Running", "Time running (ns)", "DURATION"),
+    ("Preempted", "Time preempted (ns)", "DURATION"),
+    ("Blocked", "Time blocked (ns)", "DURATION"),
+    (
+        "Waiting",
+        "Time waiting for a CPU after a wakeup (ns)",
+        "DURATION",
+    ),
+    ("TID", "The thread the times are measured on", "NUMBER"),
+    ("Command", "The starting thread's name", "STRING"),
+    (
+        "Priority",
+        "Kernel-order priority of the measured thread",
+        "NUMBER",
+    ),
+    (
+        "Deadline miss",
+        "Longer than the model's deadline",
+        "STRING",
+    ),
+];
+
+fn cell(x: &Execution, column: usize) -> String {
+    match column {
+        0 => x.index.to_string(),
+        1 => x.start.to_string(),
+        2 => x.end.to_string(),
+        3 => x.duration.to_string(),
+        4 => x.running.to_string(),
+        5 => x.preempted.to_string(),
+        6 => x.blocked.to_string(),
+        7 => x.waiting.to_string(),
+        8 => x.tid.to_string(),
+        9 => x.start_comm.clone(),
+        10 => x.prio.map(|p| p.to_string()).unwrap_or_default(),
+        11 => match x.deadline_miss {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+impl Output for Table {
+    fn descriptor(&self) -> Value {
+        self.0.descriptor(
+            PREFIX,
+            "Executions",
+            "Every execution with its times",
+            "TABLE",
+        )
+    }
+
+    fn style(&self, _: &Query<'_>) -> Result<Value> {
+        no_styles()
+    }
+
+    fn annotation_categories(&self, _: &Query<'_>) -> Result<Value> {
+        self.0.annotation_categories()
+    }
+
+    fn table_columns(&self, _: &Query<'_>) -> Result<Value> {
+        columns(&TABLE_COLUMNS)
+    }
+
+    fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
+        let p = params::parameters(q.body)?;
+        let low = p.opt_i64("requested_table_index")?.unwrap_or(0);
+        let count = p.opt_i64("requested_table_count")?.unwrap_or(i64::MAX);
+        if low < 0 || count < 0 {
+            return Err(ServiceError::bad_request(
+                "parameters.requested_table_index, requested_table_count: must not be negative",
+            ));
+        }
+        let columns: Vec<usize> = match p.opt_i64_array("requested_table_column_ids")? {
+            Some(ids) if !ids.is_empty() => ids
+                .into_iter()
+                .filter(|&c| c >= 0 && (c as usize) < TABLE_COLUMNS.len())
+                .map(|c| c as usize)
+                .collect(),
+            _ => (0..TABLE_COLUMNS.len()).collect(),
+        };
+        let all = &self.0.merged.executions.executions;
+        let lines: Vec<Value> = all
+            .iter()
+            .skip(low as usize)
+            .take(count.min(all.len() as i64) as usize)
+            .map(|x| {
+                let cells: Vec<Value> = columns
+                    .iter()
+                    .map(|&c| json!({"content": cell(x, c)}))
+                    .collect();
+                json!({"index": x.index as i64, "cells": cells})
+            })
+            .collect();
+        Ok(data(
+            json!({
+                "columnIds": columns,
+                "lowIndex": low,
+                "size": all.len(),
+                "lines": lines,
+            }),
+            "COMPLETED",
+            "Completed",
+        ))
+    }
+}

@@ -1,0 +1,209 @@
+//! How outputs draw: the thread-state styles every time graph of thread
+//! states shares, states sampled to the viewport's resolution and written
+//! as text (`DrawnRows`), and tree headers.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use sextant_engine::analysis::states::{Interval, ThreadRow};
+use sextant_engine::kernel::model::ThreadState;
+
+/// What a state is drawn as: style key, name, colour.
+const STATE_STYLES: [(ThreadState, &str, &str); 4] = [
+    (ThreadState::Running, "Running", "#118811"),
+    (ThreadState::Preempted, "Preempted", "#c86400"),
+    (ThreadState::Blocked, "Blocked", "#c8c800"),
+    (ThreadState::WaitingCpu, "Waiting for CPU", "#ff8c00"),
+];
+
+/// The thread-state styles: (key, name, colour).
+pub fn state_styles() -> [(&'static str, &'static str, &'static str); 4] {
+    STATE_STYLES.map(|(s, name, colour)| (style_key(s), name, colour))
+}
+
+/// The `styles` map of a time graph drawn with thread states.
+pub fn thread_state_style_map() -> serde_json::Map<String, Value> {
+    state_styles()
+        .into_iter()
+        .map(|(key, name, colour)| {
+            let style = json!({"values": {
+                "style-name": name,
+                "background-color": colour,
+                "height": 1.0,
+                "opacity": 1.0,
+            }});
+            (key.to_string(), style)
+        })
+        .collect()
+}
+
+/// What a state is called in tooltips.
+pub fn state_name(s: ThreadState) -> &'static str {
+    STATE_STYLES[state_index(s)].1
+}
+
+fn style_key(s: ThreadState) -> &'static str {
+    s.as_str()
+}
+
+fn state_index(s: ThreadState) -> usize {
+    STATE_STYLES
+        .iter()
+        .position(|(x, _, _)| *x == s)
+        .unwrap_or(0)
+}
+
+/// The tooltip's state at `t` of a row: its name and interval.
+pub fn state_at(row: &ThreadRow, t: i64) -> Option<&Interval> {
+    let i = row.intervals.partition_point(|iv| iv.end <= t);
+    row.intervals.get(i).filter(|iv| iv.start <= t)
+}
+
+/// One state of a time-graph row as drawn. Fields in sorted order: the
+/// answer is written as text straight from these (`Reply::data`).
+#[derive(Debug, Serialize)]
+pub struct DrawnState {
+    end: i64,
+    start: i64,
+    style: StateStyle,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+struct StateStyle {
+    #[serde(rename = "parentKey")]
+    parent_key: &'static str,
+    values: Empty,
+}
+
+#[derive(Debug, Serialize)]
+struct Empty {}
+
+/// A row of a states answer.
+#[derive(Debug, Serialize)]
+pub struct DrawnRow {
+    #[serde(rename = "entryId")]
+    pub entry_id: i64,
+    pub states: Vec<DrawnState>,
+}
+
+/// The model of a states answer.
+#[derive(Debug, Serialize)]
+pub struct DrawnRows {
+    pub rows: Vec<DrawnRow>,
+}
+
+/// The states of `row` overlapping `[start, end]`, at most about one per
+/// `resolution` ns: a state shorter than that is merged with its short
+/// neighbours into one drawn in the colour of the state that took most of it.
+pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> Vec<DrawnState> {
+    let ivs = &row.intervals;
+    let first = ivs.partition_point(|iv| iv.end < start);
+    let mut out = Vec::new();
+    let mut group: Option<(i64, i64, [i64; 4])> = None;
+    let emit = |out: &mut Vec<DrawnState>, s: i64, e: i64, state: ThreadState, merged: bool| {
+        out.push(DrawnState {
+            end: e,
+            start: s,
+            style: StateStyle {
+                parent_key: style_key(state),
+                values: Empty {},
+            },
+            // Several states too short to draw apart.
+            tags: merged.then_some(1),
+        });
+    };
+    let flush = |out: &mut Vec<DrawnState>, g: &mut Option<(i64, i64, [i64; 4])>| {
+        if let Some((s, e, time)) = g.take() {
+            let dominant = (0..4).max_by_key(|&i| time[i]).unwrap_or(0);
+            emit(out, s, e, STATE_STYLES[dominant].0, true);
+        }
+    };
+    for iv in &ivs[first..] {
+        if iv.start > end {
+            break;
+        }
+        let Interval {
+            start: s,
+            end: e,
+            state,
+        } = *iv;
+        if let Some((_, ge, _)) = group {
+            if ge != s {
+                flush(&mut out, &mut group);
+            }
+        }
+        if e - s >= resolution {
+            flush(&mut out, &mut group);
+            emit(&mut out, s, e, state, false);
+            continue;
+        }
+        let g = group.get_or_insert((s, s, [0; 4]));
+        g.1 = e;
+        g.2[state_index(state)] += e - s;
+        if g.1 - g.0 >= resolution {
+            flush(&mut out, &mut group);
+        }
+    }
+    flush(&mut out, &mut group);
+    out
+}
+
+/// A tree's `headers` from (name, tooltip, data type).
+pub fn headers<'a>(h: impl Iterator<Item = &'a (&'a str, &'a str, Option<&'a str>)>) -> Value {
+    Value::Array(
+        h.map(|(name, tooltip, ty)| {
+            let mut v = json!({"name": name, "tooltip": tooltip});
+            if let Some(t) = ty {
+                v["dataType"] = json!(t);
+            }
+            v
+        })
+        .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(intervals: &[(i64, i64, ThreadState)]) -> ThreadRow {
+        ThreadRow {
+            tid: 1,
+            pid: None,
+            comm: "t".into(),
+            start: intervals[0].0,
+            end: intervals.last().unwrap().1,
+            intervals: intervals
+                .iter()
+                .map(|&(start, end, state)| Interval { start, end, state })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn short_states_merge_long_ones_stay() {
+        use ThreadState::*;
+        let mut ivs = Vec::new();
+        for i in 0..100 {
+            ivs.push((i * 10, i * 10 + 7, Running));
+            ivs.push((i * 10 + 7, i * 10 + 10, Blocked));
+        }
+        ivs.push((1000, 5000, Preempted));
+        let r = row(&ivs);
+        let exact = sample_states(&r, 0, 5000, 1);
+        assert_eq!(exact.len(), 201);
+        let coarse = sample_states(&r, 0, 5000, 50);
+        assert!(coarse.len() <= 5000 / 50 + 2, "{}", coarse.len());
+        let last = coarse.last().unwrap();
+        assert_eq!(last.start, 1000);
+        assert_eq!(last.style.parent_key, "preempted");
+        assert_eq!(coarse[0].style.parent_key, "running");
+        // Merged states are tagged.
+        assert_eq!(coarse[0].tags, Some(1));
+        assert_eq!(last.tags, None);
+        // Only the states overlapping the range.
+        let some = sample_states(&r, 2000, 3000, 1);
+        assert_eq!(some.len(), 1);
+    }
+}

@@ -1,0 +1,358 @@
+//! The service: the traces and experiments open, the outputs registry, the
+//! configurations posted and the viewport cache; and the requests on traces
+//! and experiments. Opening a trace indexes it in the background
+//! (`index::index_trace`, the single pass once); until it is done, the trace
+//! and its experiments report `RUNNING` with the progress.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, RwLock};
+
+use serde_json::{json, Value};
+
+use super::cache::{Cache, DEFAULT_ENTRIES};
+use super::configs::Store;
+use super::params::{self, ErrorKind, Result, ServiceError};
+use super::provider::Configuration;
+use super::registry::Registry;
+use super::traces::{parse_uuid, start_indexing, uuid_of, ExperimentEntry, TraceEntry};
+
+/// Server settings.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Traces may be opened only under these directories (canonicalized).
+    pub allowed_roots: Vec<PathBuf>,
+    /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
+    /// `None`; 0 turns it off).
+    pub cache_entries: Option<usize>,
+}
+
+#[derive(Default)]
+struct Open {
+    traces: Vec<Arc<TraceEntry>>,
+    experiments: Vec<Arc<ExperimentEntry>>,
+}
+
+/// The service: registries of traces and experiments, and the outputs.
+pub struct Service {
+    config: Config,
+    /// Roots a JSON-RPC client added at `initialize` (its `traceRoots`).
+    client_roots: RwLock<Vec<PathBuf>>,
+    registry: RwLock<Open>,
+    /// Every output and configuration type.
+    pub(super) outputs: Registry,
+    /// The configurations posted, with what their outputs show.
+    pub(super) configs: Store<dyn Configuration>,
+    /// Repeated viewport requests.
+    pub(super) cache: Cache,
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl Service {
+    pub fn new(mut config: Config) -> Service {
+        config.allowed_roots = config
+            .allowed_roots
+            .iter()
+            .map(|r| r.canonicalize().unwrap_or_else(|_| normalize(r)))
+            .collect();
+        let cache = Cache::new(config.cache_entries.unwrap_or(DEFAULT_ENTRIES));
+        Service {
+            config,
+            client_roots: RwLock::new(Vec::new()),
+            registry: RwLock::new(Open::default()),
+            outputs: Registry::new(),
+            configs: Store::default(),
+            cache,
+        }
+    }
+
+    /// Lets clients open traces under `root` too (a directory that exists).
+    pub fn allow_root(&self, root: &Path) -> Result<()> {
+        let c = root.canonicalize().map_err(|e| {
+            ServiceError::bad_request(format!("trace root {}: {e}", root.display()))
+        })?;
+        let mut roots = self.client_roots.write().expect("not poisoned");
+        if !roots.contains(&c) {
+            roots.push(c);
+        }
+        Ok(())
+    }
+
+    pub fn health(&self) -> Value {
+        json!({"status": "UP"})
+    }
+
+    pub fn identifier(&self) -> Value {
+        json!({
+            "productId": "sextant",
+            "version": env!("CARGO_PKG_VERSION"),
+            "tspVersion": "0.6.0",
+            "os": std::env::consts::OS,
+            "osArch": std::env::consts::ARCH,
+            "cpuCount": std::thread::available_parallelism().map_or(1, |n| n.get()),
+            "launcherName": "sextant serve",
+            "cache": self.cache.stats(),
+        })
+    }
+
+    // ----- traces -----
+
+    pub fn traces(&self) -> Value {
+        let reg = self.registry.read().expect("not poisoned");
+        Value::Array(reg.traces.iter().map(|t| t.to_json()).collect())
+    }
+
+    pub fn trace_entry(&self, uuid: &str) -> Result<Arc<TraceEntry>> {
+        let id = parse_uuid("trace", uuid)?;
+        let reg = self.registry.read().expect("not poisoned");
+        reg.traces
+            .iter()
+            .find(|t| t.uuid == id)
+            .cloned()
+            .ok_or_else(|| ServiceError::not_found("trace", format!("no trace has UUID {uuid}")))
+    }
+
+    pub fn trace(&self, uuid: &str) -> Result<Value> {
+        Ok(self.trace_entry(uuid)?.to_json())
+    }
+
+    /// The trace's path, checked: it exists and lies under an allowed root.
+    fn resolve(&self, uri: &str) -> Result<PathBuf> {
+        let raw = uri.strip_prefix("file://").unwrap_or(uri);
+        let p = Path::new(raw);
+        let absolute = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(|e| {
+                    ServiceError::new(ErrorKind::Internal, "Internal error", e.to_string())
+                })?
+                .join(p)
+        };
+        let client_roots = self.client_roots.read().expect("not poisoned");
+        let allowed = |q: &Path| {
+            self.config
+                .allowed_roots
+                .iter()
+                .chain(client_roots.iter())
+                .any(|r| q.starts_with(r))
+        };
+        let forbidden = || {
+            ServiceError::new(
+                ErrorKind::Forbidden,
+                "Forbidden",
+                format!(
+                    "{raw} is outside the directories this server may read (start it with --allow-root DIR)"
+                ),
+            )
+        };
+        match absolute.canonicalize() {
+            Ok(c) if allowed(&c) => Ok(c),
+            Ok(_) => Err(forbidden()),
+            Err(_) if !allowed(&normalize(&absolute)) => Err(forbidden()),
+            Err(e) => Err(ServiceError::not_found("trace", format!("{raw}: {e}"))),
+        }
+    }
+
+    /// `POST /traces`: opens (and starts indexing) a trace, or returns the
+    /// one already open at that path.
+    pub fn open_trace(&self, body: &Value) -> Result<Value> {
+        let p = params::parameters(body)?;
+        let uri = p.str("uri")?;
+        let name = p.opt_str("name")?;
+        let path = self.resolve(uri)?;
+        let name = match name {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.to_string_lossy().into_owned()),
+        };
+        let uuid = uuid_of("trace", &path.to_string_lossy());
+        {
+            let reg = self.registry.read().expect("not poisoned");
+            if let Some(t) = reg.traces.iter().find(|t| t.uuid == uuid) {
+                return Ok(t.to_json());
+            }
+            if let Some(t) = reg.traces.iter().find(|t| t.name == name) {
+                return Err(ServiceError::new(
+                    ErrorKind::Conflict,
+                    "Conflict",
+                    format!(
+                        "a trace named {name} is already open from another path ({})",
+                        t.path.display()
+                    ),
+                )
+                .with("trace", t.to_json()));
+            }
+        }
+        // Fail now, not in the background, on what is not a trace at all.
+        if let Err(e) = sextant_engine::reader::AnyReader::open(&path) {
+            return Err(ServiceError::new(
+                ErrorKind::NotAcceptable,
+                "Cannot read this trace type",
+                e.to_string(),
+            ));
+        }
+        let entry = Arc::new(TraceEntry::new(uuid, name, path));
+        {
+            let mut reg = self.registry.write().expect("not poisoned");
+            // Another request may have opened it meanwhile.
+            if let Some(t) = reg.traces.iter().find(|t| t.uuid == uuid) {
+                return Ok(t.to_json());
+            }
+            reg.traces.push(entry.clone());
+        }
+        start_indexing(entry.clone());
+        Ok(entry.to_json())
+    }
+
+    pub fn delete_trace(&self, uuid: &str) -> Result<Value> {
+        let t = self.trace_entry(uuid)?;
+        let mut reg = self.registry.write().expect("not poisoned");
+        if let Some(e) = reg
+            .experiments
+            .iter()
+            .find(|e| e.traces.iter().any(|x| x.uuid == t.uuid))
+        {
+            return Err(ServiceError::new(
+                ErrorKind::Conflict,
+                "Conflict",
+                format!("the trace is in use by the experiment {}", e.name),
+            )
+            .with("trace", t.to_json()));
+        }
+        reg.traces.retain(|x| x.uuid != t.uuid);
+        t.live.cancel.store(true, Ordering::Relaxed);
+        Ok(t.to_json())
+    }
+
+    // ----- experiments -----
+
+    pub fn experiments(&self) -> Value {
+        let reg = self.registry.read().expect("not poisoned");
+        Value::Array(reg.experiments.iter().map(|e| e.to_json()).collect())
+    }
+
+    pub fn experiment_entry(&self, uuid: &str) -> Result<Arc<ExperimentEntry>> {
+        let id = parse_uuid("experiment", uuid)?;
+        let reg = self.registry.read().expect("not poisoned");
+        reg.experiments
+            .iter()
+            .find(|e| e.uuid == id)
+            .cloned()
+            .ok_or_else(|| {
+                ServiceError::not_found("experiment", format!("no experiment has UUID {uuid}"))
+            })
+    }
+
+    pub fn experiment(&self, uuid: &str) -> Result<Value> {
+        Ok(self.experiment_entry(uuid)?.to_json())
+    }
+
+    pub fn create_experiment(&self, body: &Value) -> Result<Value> {
+        let p = params::parameters(body)?;
+        let name = p.str("name")?;
+        if name.is_empty() {
+            return Err(ServiceError::bad_request(
+                "parameters.name: must not be empty",
+            ));
+        }
+        let ids = p.str_array("traces")?;
+        if ids.is_empty() {
+            return Err(ServiceError::bad_request(
+                "parameters.traces: give at least one trace UUID",
+            ));
+        }
+        let mut traces = Vec::new();
+        for id in ids {
+            let t = self.trace_entry(id)?;
+            if !traces.iter().any(|x: &Arc<TraceEntry>| x.uuid == t.uuid) {
+                traces.push(t);
+            }
+        }
+        let uuid = uuid_of("experiment", name);
+        let mut reg = self.registry.write().expect("not poisoned");
+        if let Some(e) = reg.experiments.iter().find(|e| e.uuid == uuid) {
+            let same = e.traces.len() == traces.len()
+                && e.traces
+                    .iter()
+                    .all(|x| traces.iter().any(|t| t.uuid == x.uuid));
+            if same {
+                return Ok(e.to_json());
+            }
+            return Err(ServiceError::new(
+                ErrorKind::Conflict,
+                "Conflict",
+                format!("an experiment named {name} already exists with other traces"),
+            )
+            .with("experiment", e.to_json()));
+        }
+        let entry = Arc::new(ExperimentEntry {
+            uuid,
+            name: name.to_string(),
+            traces,
+        });
+        reg.experiments.push(entry.clone());
+        Ok(entry.to_json())
+    }
+
+    pub fn delete_experiment(&self, uuid: &str) -> Result<Value> {
+        let e = self.experiment_entry(uuid)?;
+        self.cache.forget(e.uuid, |_| true);
+        let mut reg = self.registry.write().expect("not poisoned");
+        reg.experiments.retain(|x| x.uuid != e.uuid);
+        Ok(e.to_json())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenario-a/ctf")
+    }
+
+    #[test]
+    fn uuids_are_stable_and_distinct() {
+        assert_eq!(uuid_of("trace", "/a"), uuid_of("trace", "/a"));
+        assert_ne!(uuid_of("trace", "/a"), uuid_of("experiment", "/a"));
+    }
+
+    #[test]
+    fn roots_are_enforced() {
+        let root = fixture().join("..");
+        let s = Service::new(Config {
+            allowed_roots: vec![root.clone()],
+            ..Default::default()
+        });
+        let e = s
+            .open_trace(&json!({"parameters": {"uri": "/etc/passwd"}}))
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Forbidden);
+        let sneaky = format!("{}/../../../../etc", root.display());
+        let e = s
+            .open_trace(&json!({"parameters": {"uri": sneaky}}))
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Forbidden);
+        let e = s
+            .open_trace(&json!({"parameters": {"name": "x"}}))
+            .unwrap_err();
+        assert!(e.detail.contains("parameters.uri"), "{}", e.detail);
+    }
+}

@@ -1,0 +1,5 @@
+package io.sextant.tc.protocol;
+
+/** {@code tsp/config/type} params: a configuration type's id. */
+public record ConfigTypeRef(String typeId) {
+}
