@@ -47,18 +47,6 @@ echo "== load test (tests/load, 20 s)"
 load_result="ok. 1 passed; 0 failed"
 /usr/bin/python3 tests/load/load.py --duration 20 --binary "$SEXTANT_BIN" || load_result="FAILED. 0 passed; 1 failed"
 echo "test result: $load_result (load.py)" >> "$log"
-# Every fuzz target for 20 s (tests/fuzz.sh installs the nightly toolchain
-# and cargo-fuzz); one test per target, a step that fails before running
-# them counts as one failure.
-echo "== fuzz targets (tests/fuzz.sh, 20 s each)"
-fuzzlog=$(mktemp)
-tests/fuzz.sh 20 2>&1 | tee "$fuzzlog" || true
-if grep -q '^test result:' "$fuzzlog"; then
-    grep '^test result:' "$fuzzlog" >> "$log"
-else
-    echo "test result: FAILED. 0 passed; 1 failed (tests/fuzz.sh)" >> "$log"
-fi
-rm -f "$fuzzlog"
 # The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.

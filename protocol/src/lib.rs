@@ -3,6 +3,7 @@
 //! the `sextant` binary, so that the fuzz targets (`protocol/fuzz`) reach
 //! the framing, the JSON-RPC session and the request bodies.
 
+pub mod blocking;
 pub mod cli;
 pub mod endpoints;
 pub mod http;

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::http::guard::Guard;
 use crate::rpc::session::{Ended, DRAIN};
 use crate::rpc::Shared;
-use crate::service::{Config, Service};
+use crate::service::{Config, Limits, Service};
 use crate::sync::Hub;
 
 /// Viewport answers the cache keeps unless told otherwise.
@@ -34,12 +34,14 @@ pub struct Settings {
     pub cache_entries: usize,
     /// Web origins whose pages may call the HTTP and WebSocket servers.
     pub cors_origins: Vec<String>,
+    pub limits: Limits,
 }
 
 pub fn run(req: Settings) -> anyhow::Result<()> {
     let service = Arc::new(Service::new(Config {
         allowed_roots: req.allowed_roots.clone(),
         cache_entries: Some(req.cache_entries),
+        limits: req.limits,
     }));
     let shared = Arc::new(Shared {
         service,

@@ -98,7 +98,9 @@ class Worker:
         self.deadline, self.rng, self.addrs = deadline, rng, addrs
         self.made = 0
 
-    def call(self, label, exp, ids, body):
+    def call(self, label, exp, ids, body, what=""):
+        """One request; `what` tells its latency apart (a model's outputs
+        from an explanation's)."""
         method, verb, template = OPS[label]
         ids = dict(ids, expUUID=exp["UUID"])
         t0 = time.monotonic()
@@ -106,7 +108,7 @@ class Worker:
             status, obj = self.conn.call(method, verb, route(template, ids), ids, body)
         except (OSError, ValueError) as e:
             status, obj = 0, {"title": type(e).__name__, "detail": str(e)}
-        self.stats.record(label, time.monotonic() - t0)
+        self.stats.record(label + what, time.monotonic() - t0)
         if status == 200:
             return obj
         if exp["name"] in self.faulty:
@@ -150,28 +152,29 @@ class Worker:
         self.call("table/lines", exp, {"outputId": EVENTS}, {"parameters": {
             "requested_table_index": index, "requested_table_count": 50}})
 
-    def derived(self, exp, parent, source, parameters):
+    def derived(self, exp, parent, source, parameters, what):
         """Posts a configuration, reads its first output's states, deletes it."""
         self.made += 1
         name = "load-%d-%d" % (self.n, self.made)
         d = self.call("outputs/create", exp, {"outputId": parent},
-                      {"name": name, "sourceTypeId": source, "parameters": parameters})
+                      {"name": name, "sourceTypeId": source, "parameters": parameters}, what)
         if d is None:
             return
         out = d["id"]
         tree = self.call("timeGraph/tree", exp, {"outputId": out}, {"parameters": {
-            "requested_timerange": {"start": exp["start"], "end": exp["end"]}}})
+            "requested_timerange": {"start": exp["start"], "end": exp["end"]}}}, what)
         if tree is not None and tree.get("model"):
             items = [e["id"] for e in tree["model"]["entries"]][:500]
             self.call("timeGraph/states", exp, {"outputId": out}, {"parameters": {
-                "requested_timerange": self.viewport(exp), "requested_items": items}})
-        self.call("outputs/delete", exp, {"outputId": parent, "derivedOutputId": out}, None)
+                "requested_timerange": self.viewport(exp), "requested_items": items}}, what)
+        self.call("outputs/delete", exp, {"outputId": parent, "derivedOutputId": out}, None, what)
 
     def model(self, exp):
-        self.derived(exp, "sextant.executions", "sextant.execution-model", MODEL)
+        self.derived(exp, "sextant.executions", "sextant.execution-model", MODEL, " model")
 
     def explain(self, exp):
-        self.derived(exp, "sextant.explain", "sextant.explain", {"model": MODEL, "execution": "longest"})
+        self.derived(exp, "sextant.explain", "sextant.explain", {"model": MODEL, "execution": "longest"},
+                     " explain")
 
     def abandon(self, exp):
         """A request its client gives up on mid-way."""
@@ -375,10 +378,10 @@ def main():
     shutil.rmtree(tmp, ignore_errors=True)
 
     total = sum(len(v) for v in stats.latency.values())
-    print("\n%-18s %8s %9s %9s" % ("endpoint", "requests", "p50 ms", "p99 ms"))
+    print("\n%-26s %8s %9s %9s" % ("endpoint", "requests", "p50 ms", "p99 ms"))
     for label in sorted(stats.latency):
         xs = stats.latency[label]
-        print("%-18s %8d %9.1f %9.1f" % (label, len(xs), percentile(xs, 50) * 1e3, percentile(xs, 99) * 1e3))
+        print("%-26s %8d %9.1f %9.1f" % (label, len(xs), percentile(xs, 50) * 1e3, percentile(xs, 99) * 1e3))
     print("\n%d clients (%d HTTP, %d WebSocket, %d on stdio) for %.1f s: %d requests, %.0f requests/s"
           % (args.clients, sum(w.kind == "http" for w in workers), sum(w.kind == "ws" for w in workers),
              sum(w.kind == "stdio" for w in workers), elapsed, total, total / elapsed))

@@ -10,8 +10,7 @@ use std::io::Cursor;
 use libfuzzer_sys::fuzz_target;
 use sextant_engine::event::{Event, EventSource};
 use sextant_engine::ftrace::FtraceReader;
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::kernel::pass;
+use sextant_engine::run::{Pass, Work};
 use sextant_engine::value::ValueBuilder;
 
 fuzz_target!(|data: &[u8]| {
@@ -29,6 +28,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = reader.warnings();
     // The kernel model over the same lines.
     let mut reader = FtraceReader::from_reader("fuzz.txt", Cursor::new(text), total);
-    let mut model = KernelModel::default();
-    let _ = pass::run(&mut reader, &mut model, &mut [], |_, _| {});
+    let _ = Pass::new(&mut []).read_source(&mut reader, &Work::none());
 });

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 use sextant_protocol::endpoints::{by_method, Endpoint, Verb, ENDPOINTS};
-use sextant_protocol::service::{Config, Service};
+use sextant_protocol::service::{Config, Service, Work};
 
 struct Setup {
     service: Service,
@@ -31,7 +31,7 @@ struct Setup {
 fn call(s: &Service, method: &str, params: Value) -> Value {
     let e = by_method(method).expect("a method of the table");
     let ids = |name: &str| params.get(name).and_then(Value::as_str).map(String::from);
-    e.call(s, ids, &params)
+    e.call(s, ids, &params, &Work::none())
         .and_then(|r| r.into_value())
         .unwrap_or_else(|err| panic!("setting up, {method}: {}", err.to_json()))
 }
@@ -119,7 +119,7 @@ fuzz_target!(|data: &[u8]| {
             _ => output.clone(),
         })
     };
-    let r = endpoint.call(&s.service, id, &body);
+    let r = endpoint.call(&s.service, id, &body, &Work::none());
     // What a posted configuration created goes, so that inputs stay
     // independent of each other.
     if let (Ok(reply), "tsp/outputs/create") = (r, endpoint.method) {
@@ -132,7 +132,7 @@ fuzz_target!(|data: &[u8]| {
                     _ => derived.clone(),
                 })
             };
-            let _ = delete.call(&s.service, ids, &json!({}));
+            let _ = delete.call(&s.service, ids, &json!({}), &Work::none());
         }
     }
 });

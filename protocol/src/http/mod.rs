@@ -7,6 +7,8 @@
 //! Every request passes the guard (`guard`) first.
 
 pub mod guard;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, on, post, MethodFilter, MethodRouter};
@@ -24,7 +26,8 @@ use futures::Stream;
 use serde_json::{json, Value};
 
 use crate::endpoints::{Endpoint, Verb, ENDPOINTS};
-use crate::service::{ErrorKind, Reply, Result, Service, ServiceError};
+use crate::service::params::RETRY_AFTER_SECONDS;
+use crate::service::{ErrorKind, Reply, Result, Service, ServiceError, Work};
 use crate::sync::{ClientId, Hub, Kind};
 
 /// Largest request body accepted.
@@ -49,7 +52,12 @@ fn reply(r: Result<Reply>) -> Response {
 fn error(e: &ServiceError) -> Response {
     let status =
         StatusCode::from_u16(e.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, Json(e.to_json())).into_response()
+    let mut resp = (status, Json(e.to_json())).into_response();
+    if e.kind == ErrorKind::Unavailable {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    }
+    resp
 }
 
 /// The body as JSON (an empty body is `{}`).
@@ -77,7 +85,9 @@ type Body = std::result::Result<Bytes, BytesRejection>;
 
 /// Answers one endpoint of the table. The work (sampling states, running a
 /// model over the traces) runs on a blocking thread so that a large request
-/// never stalls the other connections.
+/// never stalls the other connections; a client that disconnects drops this
+/// future (hyper ends the connection on the read side's end), which cancels
+/// the work.
 async fn answer(
     service: Arc<Service>,
     endpoint: &'static Endpoint,
@@ -90,17 +100,16 @@ async fn answer(
         Verb::Get | Verb::Delete => Ok(Value::Object(Default::default())),
     };
     let r = match body {
-        Ok(b) => tokio::task::spawn_blocking(move || {
-            endpoint.call(&service, |name| ids.get(name).cloned(), &b)
-        })
-        .await
-        .unwrap_or_else(|e| {
-            Err(ServiceError::new(
-                ErrorKind::Internal,
-                "Internal error",
-                e.to_string(),
-            ))
-        }),
+        Ok(b) => {
+            crate::blocking::run(move |cancel| {
+                let work = Work {
+                    progress: &|_| {},
+                    cancel,
+                };
+                endpoint.call(&service, |name| ids.get(name).cloned(), &b, &work)
+            })
+            .await
+        }
         Err(e) => Err(e),
     };
     reply(r)
