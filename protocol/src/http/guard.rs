@@ -103,9 +103,9 @@ impl Guard {
         port_ok && name_ok
     }
 
-    /// The request's `Origin` when it is one of the allowed; `Err` when it
-    /// is present and not allowed.
-    fn origin(&self, headers: &HeaderMap) -> Result<Option<HeaderValue>, Response> {
+    /// The request's `Origin` when it is one of the allowed; `Err` (the
+    /// origin as sent) when it is present and not allowed.
+    fn origin(&self, headers: &HeaderMap) -> Result<Option<HeaderValue>, String> {
         let Some(value) = headers.get(header::ORIGIN) else {
             return Ok(None);
         };
@@ -113,14 +113,7 @@ impl Guard {
         if self.0.origins.contains(&normalize_origin(text)) {
             return Ok(Some(value.clone()));
         }
-        Err(refuse(
-            StatusCode::FORBIDDEN,
-            "Forbidden origin",
-            format!(
-                "requests from web pages are refused unless their origin is allowed \
-                 (sextant serve --cors-origin ORIGIN); this one came from {text:?}"
-            ),
-        ))
+        Err(text.to_string())
     }
 }
 
@@ -167,7 +160,16 @@ pub async fn check(State(guard): State<Guard>, req: Request, next: Next) -> Resp
     }
     let origin = match guard.origin(headers) {
         Ok(o) => o,
-        Err(refused) => return refused,
+        Err(text) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "Forbidden origin",
+                format!(
+                    "requests from web pages are refused unless their origin is allowed \
+                     (sextant serve --cors-origin ORIGIN); this one came from {text:?}"
+                ),
+            )
+        }
     };
     if req.method() == Method::OPTIONS {
         if let Some(origin) = origin {
