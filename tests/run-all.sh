@@ -55,6 +55,13 @@ echo "== python example client (tests/python)"
 py_result="ok. 1 passed; 0 failed"
 /usr/bin/python3 tests/python/example_client.py "$SEXTANT_BIN" || py_result="FAILED. 0 passed; 1 failed"
 echo "test result: $py_result (example_client.py)" >> "$log"
+# The load test (tests/load): 100 clients over HTTP, WebSocket and stdio for
+# 20 s, with disconnects, a trace truncated and one deleted while served,
+# and SIGTERM with a request in flight. One test; its report is printed.
+echo "== load test (tests/load, 20 s)"
+load_result="ok. 1 passed; 0 failed"
+/usr/bin/python3 tests/load/load.py --duration 20 --binary "$SEXTANT_BIN" || load_result="FAILED. 0 passed; 1 failed"
+echo "test result: $load_result (load.py)" >> "$log"
 # The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.

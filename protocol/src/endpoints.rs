@@ -63,6 +63,7 @@ impl Endpoint {
         service: &Service,
         mut ids: impl FnMut(&str) -> Option<String>,
         body: &Value,
+        work: &Work,
     ) -> Result<Reply> {
         let ids = self
             .ids()
@@ -72,15 +73,7 @@ impl Endpoint {
                     .ok_or_else(|| ServiceError::bad_request(format!("missing field: {name}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        let work = Work::none();
-        (self.handler)(
-            service,
-            &Call {
-                ids,
-                body,
-                work: &work,
-            },
-        )
+        (self.handler)(service, &Call { ids, body, work })
     }
 
     /// Answers a JSON-RPC request: `params` is the body with the identifiers

@@ -1,17 +1,9 @@
 //! The `sextant` command: analyses on the command line and the server.
 
-mod cli;
-mod endpoints;
-mod http;
-mod jsonl;
-mod rpc;
-mod servers;
-mod service;
-mod sync;
-
 use std::process::ExitCode;
 
 use clap::Parser;
+use sextant_protocol::cli;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();

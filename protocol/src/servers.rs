@@ -7,9 +7,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 
+use crate::http::guard::Guard;
+use crate::rpc::session::{Ended, DRAIN};
 use crate::rpc::Shared;
-use crate::service::{Config, Service};
+use crate::service::{Config, Limits, Service};
 use crate::sync::Hub;
 
 /// Viewport answers the cache keeps unless told otherwise.
@@ -28,12 +32,16 @@ pub struct Settings {
     pub allowed_roots: Vec<PathBuf>,
     /// Viewport answers kept in the cache (0: no cache).
     pub cache_entries: usize,
+    /// Web origins whose pages may call the HTTP and WebSocket servers.
+    pub cors_origins: Vec<String>,
+    pub limits: Limits,
 }
 
 pub fn run(req: Settings) -> anyhow::Result<()> {
     let service = Arc::new(Service::new(Config {
-        allowed_roots: req.allowed_roots,
+        allowed_roots: req.allowed_roots.clone(),
         cache_entries: Some(req.cache_entries),
+        limits: req.limits,
     }));
     let shared = Arc::new(Shared {
         service,
@@ -51,31 +59,48 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
         };
         let http = match http_port {
             Some(port) => {
-                let addr = SocketAddr::new(req.bind, port);
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .with_context(|| format!("listening on {addr}"))?;
-                let local = listener.local_addr()?;
-                eprintln!("sextant: listening on http://{local}/tsp/api");
+                let (listener, guard) = listen(&req, port).await?;
+                eprintln!(
+                    "sextant: listening on http://{}/tsp/api",
+                    listener.local_addr()?
+                );
                 Some(tokio::spawn(crate::http::serve(
                     listener,
                     shared.service.clone(),
                     shared.hub.clone(),
+                    guard,
+                    shared.hub.closed(),
                 )))
             }
             None => None,
         };
-        let _ws = match req.ws {
+        let ws = match req.ws {
             Some(port) => {
-                let (addr, handle) =
-                    crate::rpc::ws::start(shared.clone(), SocketAddr::new(req.bind, port))
+                let (listener, guard) = listen(&req, port)
+                    .await
+                    .with_context(|| format!("WebSocket on port {port}"))?;
+                eprintln!(
+                    "sextant: WebSocket JSON-RPC on ws://{}",
+                    listener.local_addr()?
+                );
+                let app = crate::rpc::ws::router(shared.clone(), guard);
+                let stop = shared.hub.closed();
+                Some(tokio::spawn(async move {
+                    axum::serve(listener, app)
+                        .with_graceful_shutdown(stop)
                         .await
-                        .with_context(|| format!("WebSocket on port {port}"))?;
-                eprintln!("sextant: WebSocket JSON-RPC on ws://{addr}");
-                Some(handle)
+                }))
             }
             None => None,
         };
+        // SIGTERM or Ctrl-C stops every transport: nothing new is taken,
+        // what is in flight finishes.
+        let hub = shared.hub.clone();
+        tokio::spawn(async move {
+            signal().await;
+            eprintln!("sextant: stopping: finishing the requests in flight");
+            hub.close();
+        });
         if req.stdio {
             let ended =
                 crate::rpc::stdio::serve(shared.clone(), tokio::io::stdin(), tokio::io::stdout())
@@ -84,12 +109,67 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
             // The sidecar lives as long as its parent's session: the other
             // transports and any indexing still running end with it.
             shared.hub.close();
+            if ended == Ended::Stopped {
+                finish(http, ws).await;
+            }
             std::process::exit(ended.exit_code());
         }
-        match http {
-            Some(h) => h.await.context("the HTTP server")?.context("serving HTTP"),
-            // Only with --stdio, which ended above.
-            None => Ok(()),
-        }
+        finish(http, ws).await;
+        Ok(())
     })
+}
+
+/// Binds `bind`:`port`; the socket and its guard.
+async fn listen(req: &Settings, port: u16) -> anyhow::Result<(TcpListener, Guard)> {
+    let addr = SocketAddr::new(req.bind, port);
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let local = listener.local_addr()?;
+    Ok((
+        listener,
+        Guard::new(req.bind, local.port(), &req.cors_origins),
+    ))
+}
+
+/// Waits for the servers to finish their requests in flight, at most
+/// `DRAIN` (they stop once the hub is closed).
+async fn finish(
+    http: Option<JoinHandle<std::io::Result<()>>>,
+    ws: Option<JoinHandle<std::io::Result<()>>>,
+) {
+    let all = async {
+        for (what, h) in [("HTTP", http), ("WebSocket", ws)] {
+            if let Some(Ok(Err(e))) = match h {
+                Some(h) => Some(h.await),
+                None => None,
+            } {
+                eprintln!("sextant: {what} server: {e}");
+            }
+        }
+    };
+    if tokio::time::timeout(DRAIN, all).await.is_err() {
+        eprintln!("sextant: requests still running after {DRAIN:?}: stopped");
+    }
+}
+
+async fn signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
 }

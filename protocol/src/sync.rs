@@ -181,6 +181,14 @@ impl Hub {
     pub fn close(&self) {
         self.closed.send_replace(true);
     }
+
+    /// Resolves once the hub is closed: the server is stopping.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closed = self.closed.subscribe();
+        async move {
+            let _ = closed.wait_for(|c| *c).await;
+        }
+    }
 }
 
 pub struct Subscription {

@@ -113,13 +113,81 @@ fn the_periodic_job_is_the_top_pattern() {
         let top = &patterns[0];
         assert!(is_one_period(&events(top)), "{trace}: top pattern {top}");
         assert!(top["support"].as_u64().unwrap() >= 99, "{trace}: {top}");
-        // Ranked by support, then length.
-        let keys: Vec<(u64, usize)> = patterns
+        // Ranked by coverage.
+        let cov: Vec<f64> = patterns
+            .iter()
+            .map(|p| p["coverage"].as_f64().unwrap())
+            .collect();
+        assert!(cov.windows(2).all(|w| w[0] >= w[1]), "{trace}: {cov:?}");
+        // Every maximal pattern (--all): ranked by support, then length.
+        let all = discover_json(&trace, &["--process", "^rt_high$", "--all"]);
+        let keys: Vec<(u64, usize)> = all["patterns"]
+            .as_array()
+            .unwrap()
             .iter()
             .map(|p| (p["support"].as_u64().unwrap(), events(p).len()))
             .collect();
         assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{trace}: {keys:?}");
+        assert_eq!(keys.len() as u64, doc["maximal"].as_u64().unwrap());
     }
+}
+
+/// At a low support, MANEPI's maximal patterns are thousands of readings
+/// of the same job (from each of its events, across period boundaries):
+/// what is shown are the few distinct ones, each one period, the rest
+/// merged and counted; a cap says how many more there are.
+#[test]
+fn a_low_support_shows_the_distinct_patterns_only() {
+    let trace = fixture("scenario-a/ctf");
+    let args = ["--process", "^rt_high$", "--min-support", "50"];
+    let doc = discover_json(&trace, &args);
+    let maximal = doc["maximal"].as_u64().unwrap();
+    assert!(maximal > 1000, "{maximal} maximal patterns");
+    let shown = doc["patterns"].as_array().unwrap();
+    assert!(!shown.is_empty() && shown.len() <= 10, "{doc}");
+    let merged: u64 = shown
+        .iter()
+        .map(|p| 1 + p["rotations"].as_u64().unwrap() + p["variants"].as_u64().unwrap())
+        .sum();
+    // Few enough to be shown in full, and together they are every one.
+    assert_eq!(doc["more"], 0, "{doc}");
+    assert_eq!(merged, maximal, "{doc}");
+    for p in shown {
+        assert!(is_one_period(&events(p)), "{p}");
+    }
+    // --all: every maximal pattern, the distinct ones among them.
+    let mut all_args = args.to_vec();
+    all_args.push("--all");
+    let all = discover_json(&trace, &all_args);
+    let all = all["patterns"].as_array().unwrap();
+    assert_eq!(all.len() as u64, maximal);
+    for p in shown {
+        assert!(all.iter().any(|q| q["events"] == p["events"]), "{p}");
+    }
+    // --limit: the first, and how many more.
+    let mut one = args.to_vec();
+    one.extend(["--limit", "1"]);
+    let capped = discover_json(&trace, &one);
+    assert_eq!(capped["patterns"].as_array().unwrap().len(), 1);
+    assert_eq!(capped["patterns"][0], shown[0]);
+    assert_eq!(capped["more"].as_u64().unwrap() as usize, shown.len() - 1);
+    let mut table = vec!["discover", trace.as_str(), "--format", "table"];
+    table.extend(&one);
+    let text = run_ok(&table);
+    assert!(text.contains(&format!("{maximal} maximal")), "{text}");
+    if shown.len() > 1 {
+        assert!(
+            text.contains(&format!("({} more", shown.len() - 1)),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" > ")).count(),
+        1,
+        "{text}"
+    );
+    let e = run_err(&["discover", &trace, "--tid", "4611", "--all", "--limit", "3"]);
+    assert!(e.contains("cannot be used with"), "{e}");
 }
 
 #[test]
@@ -172,7 +240,13 @@ fn tid_and_process_select_the_same_thread() {
             by_tid["events"].as_u64() >= by_name["events"].as_u64(),
             "{trace}"
         );
-        assert_eq!(by_tid["patterns"][0], by_name["patterns"][0], "{trace}");
+        // The same pattern (its coverage is of more events by tid).
+        for key in ["events", "support"] {
+            assert_eq!(
+                by_tid["patterns"][0][key], by_name["patterns"][0][key],
+                "{trace}"
+            );
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! `sextant discover`: frequent event patterns of chosen threads (MANEPI),
-//! ranked, or the best one as an execution model for `sextant analyze`.
+//! `sextant discover`: frequent event patterns of chosen threads (MANEPI):
+//! the distinct ones, ranked by coverage and capped (`--limit`), or every
+//! maximal one (`--all`); or one as an execution model for `sextant analyze`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -8,7 +9,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use serde_json::json;
-use sextant_engine::analysis::discovery::{self, Collector, Mined, Params, Sequences, Threshold};
+use sextant_engine::analysis::discovery::{
+    self, Collector, Distinct, Mined, Params, Pattern, Sequences, Threshold,
+};
 use sextant_engine::analysis::model::ThreadFilter;
 use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
@@ -67,16 +70,26 @@ pub struct Request {
     pub time_limit: Option<u64>,
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Distinct patterns shown at most; how many more there are is said.
+    #[arg(long, default_value_t = DEFAULT_LIMIT, conflicts_with = "all")]
+    pub limit: usize,
+    /// Every maximal pattern, rotations and readings across periods
+    /// included, without a cap (for scripts).
+    #[arg(long)]
+    pub all: bool,
     /// Print the best pattern (or --rank K) as an execution model (JSON).
     #[arg(long)]
     pub emit_model: bool,
-    /// With --emit-model: the pattern of this rank, from 1.
+    /// With --emit-model: the pattern of this rank, from 1 (among every
+    /// maximal pattern with --all).
     #[arg(long, default_value_t = 1, requires = "emit_model")]
     pub rank: usize,
 }
 
 /// Admitted event types when no threshold is given.
 const DEFAULT_TOP_ELEMENTS: usize = 10;
+/// Distinct patterns shown without `--limit`.
+const DEFAULT_LIMIT: usize = 10;
 
 pub fn run(req: Request) -> anyhow::Result<()> {
     let filter = filter(&req)?;
@@ -122,22 +135,63 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             "sextant: warning: time limit reached: the patterns found so far are shown (partial)"
         );
     }
+    let shown = if req.all {
+        Shown::All(&mined.patterns)
+    } else {
+        Shown::Distinct(discovery::distinct(&mined.patterns, seqs.events()))
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if req.emit_model {
-        write_model(&mut out, &mined, req.rank, filter)?;
+        write_model(&mut out, &mined, &shown, req.rank, filter)?;
     } else {
         let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
             Format::Table
         } else {
             Format::Json
         });
+        let limit = if req.all { usize::MAX } else { req.limit };
         match format {
-            Format::Json => write_json(&mut out, &mined, &seqs)?,
-            Format::Table => write_table(&mut out, &mined, &seqs)?,
+            Format::Json => write_json(&mut out, &mined, &shown, limit, &seqs)?,
+            Format::Table => write_table(&mut out, &mined, &shown, limit, &seqs)?,
         }
     }
     out.flush().context("writing to standard output")
+}
+
+/// What is listed: the distinct patterns, or every maximal one (`--all`).
+enum Shown<'a> {
+    Distinct(Vec<Distinct>),
+    All(&'a [Pattern]),
+}
+
+impl Shown<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Shown::Distinct(d) => d.len(),
+            Shown::All(p) => p.len(),
+        }
+    }
+
+    fn pattern(&self, i: usize) -> Option<&Pattern> {
+        match self {
+            Shown::Distinct(d) => d.get(i).map(|d| &d.pattern),
+            Shown::All(p) => p.get(i),
+        }
+    }
+
+    /// The `i`-th as JSON: events and support, and for a distinct pattern
+    /// its coverage and what was merged into it.
+    fn json(&self, i: usize) -> serde_json::Value {
+        match self {
+            Shown::Distinct(d) => {
+                let d = &d[i];
+                json!({"events": d.pattern.events, "support": d.pattern.support,
+                       "coverage": d.coverage, "rotations": d.rotations, "variants": d.variants})
+            }
+            Shown::All(p) => json!({"events": p[i].events, "support": p[i].support}),
+        }
+    }
 }
 
 fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
@@ -147,13 +201,14 @@ fn filter(req: &Request) -> anyhow::Result<ThreadFilter> {
 fn write_model(
     out: &mut impl Write,
     mined: &Mined,
+    shown: &Shown,
     rank: usize,
     threads: ThreadFilter,
 ) -> anyhow::Result<()> {
-    let Some(p) = rank.checked_sub(1).and_then(|i| mined.patterns.get(i)) else {
+    let Some(p) = rank.checked_sub(1).and_then(|i| shown.pattern(i)) else {
         bail!(
             "no pattern of rank {rank}: {} found at support {} or more",
-            mined.patterns.len(),
+            shown.len(),
             mined.min_support
         );
     };
@@ -163,14 +218,19 @@ fn write_model(
     Ok(())
 }
 
-fn write_json(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow::Result<()> {
-    let patterns: Vec<_> = mined
-        .patterns
-        .iter()
-        .map(|p| json!({"events": p.events, "support": p.support}))
-        .collect();
+fn write_json(
+    out: &mut impl Write,
+    mined: &Mined,
+    shown: &Shown,
+    limit: usize,
+    seqs: &Sequences,
+) -> anyhow::Result<()> {
+    let n = shown.len().min(limit);
+    let patterns: Vec<_> = (0..n).map(|i| shown.json(i)).collect();
     let doc = json!({
         "patterns": patterns,
+        "more": shown.len() - n,
+        "maximal": mined.patterns.len(),
         "partial": mined.partial,
         "min_support": mined.min_support,
         "events": seqs.events(),
@@ -181,14 +241,24 @@ fn write_json(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow::
     Ok(())
 }
 
-/// Patterns shown in the table.
-const TABLE_ROWS: usize = 20;
-
-fn write_table(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow::Result<()> {
+fn write_table(
+    out: &mut impl Write,
+    mined: &Mined,
+    shown: &Shown,
+    limit: usize,
+    seqs: &Sequences,
+) -> anyhow::Result<()> {
+    let what = match shown {
+        Shown::Distinct(_) => format!(
+            "{} distinct patterns ({} maximal: rotations and readings across periods merged)",
+            shown.len(),
+            mined.patterns.len()
+        ),
+        Shown::All(_) => format!("{} patterns", shown.len()),
+    };
     writeln!(
         out,
-        "{} patterns{} at support >= {} ({} event types admitted) in {} events of {} thread(s)",
-        mined.patterns.len(),
+        "{what}{} at support >= {} ({} event types admitted) in {} events of {} thread(s)",
         if mined.partial {
             " (partial: time limit)"
         } else {
@@ -199,29 +269,51 @@ fn write_table(out: &mut impl Write, mined: &Mined, seqs: &Sequences) -> anyhow:
         seqs.events(),
         seqs.threads.len()
     )?;
-    if mined.patterns.is_empty() {
+    if shown.len() == 0 {
         return Ok(());
     }
-    writeln!(
-        out,
-        "\n{:>5} {:>8} {:>6}  events",
-        "rank", "support", "length"
-    )?;
-    for (i, p) in mined.patterns.iter().take(TABLE_ROWS).enumerate() {
-        writeln!(
+    match shown {
+        Shown::Distinct(_) => writeln!(
             out,
-            "{:>5} {:>8} {:>6}  {}",
-            i + 1,
-            p.support,
-            p.events.len(),
-            p.events.join(" > ")
-        )?;
+            "\n{:>5} {:>8} {:>6} {:>8} {:>7}  events",
+            "rank", "coverage", "support", "length", "merged"
+        )?,
+        Shown::All(_) => writeln!(
+            out,
+            "\n{:>5} {:>7} {:>6}  events",
+            "rank", "support", "length"
+        )?,
     }
-    if mined.patterns.len() > TABLE_ROWS {
+    for i in 0..shown.len().min(limit) {
+        match shown {
+            Shown::Distinct(d) => {
+                let d = &d[i];
+                writeln!(
+                    out,
+                    "{:>5} {:>7.1}% {:>6} {:>8} {:>7}  {}",
+                    i + 1,
+                    d.coverage * 100.0,
+                    d.pattern.support,
+                    d.pattern.events.len(),
+                    d.rotations + d.variants,
+                    d.pattern.events.join(" > ")
+                )?
+            }
+            Shown::All(p) => writeln!(
+                out,
+                "{:>5} {:>7} {:>6}  {}",
+                i + 1,
+                p[i].support,
+                p[i].events.len(),
+                p[i].events.join(" > ")
+            )?,
+        }
+    }
+    if shown.len() > limit {
         writeln!(
             out,
-            "({} more; --format json for all)",
-            mined.patterns.len() - TABLE_ROWS
+            "({} more: --limit N to see them, --all for every maximal pattern)",
+            shown.len() - limit
         )?;
     }
     writeln!(

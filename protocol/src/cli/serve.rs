@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::servers::{self, Settings};
+use crate::service::Limits;
 
 #[derive(clap::Args)]
 pub struct Request {
@@ -33,6 +34,18 @@ pub struct Request {
     /// turns caching off.
     #[arg(long, value_name = "N", default_value_t = servers::DEFAULT_CACHE_ENTRIES)]
     pub cache_entries: usize,
+    /// A web origin (`http://localhost:3000`) whose pages may call the HTTP
+    /// and WebSocket servers (repeatable). Requests from any other page are
+    /// refused; none is allowed by default.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+    /// Traces open at once; past it, opening one answers 503 (Retry-After).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_traces)]
+    pub max_traces: usize,
+    /// Traces indexed at once (a core each); past it, opening one answers
+    /// 503 (Retry-After) until one is done.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_indexing)]
+    pub max_indexing: usize,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -50,5 +63,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bind: req.bind,
         allowed_roots: roots,
         cache_entries: req.cache_entries,
+        cors_origins: req.cors_origins,
+        limits: Limits {
+            max_traces: req.max_traces,
+            max_indexing: req.max_indexing,
+        },
     })
 }

@@ -4,6 +4,11 @@
 //! and errors written as JSON. Beside the TSP routes, `/tsp/api/sync/...`
 //! lets REST clients take part in time synchronisation: a server-sent-events
 //! stream of the other clients' changes and two routes to publish their own.
+//! Every request passes the guard (`guard`) first.
+
+pub mod guard;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
@@ -12,7 +17,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, on, post, MethodFilter, MethodRouter};
@@ -21,7 +26,8 @@ use futures::Stream;
 use serde_json::{json, Value};
 
 use crate::endpoints::{Endpoint, Verb, ENDPOINTS};
-use crate::service::{ErrorKind, Reply, Result, Service, ServiceError};
+use crate::service::params::RETRY_AFTER_SECONDS;
+use crate::service::{ErrorKind, Reply, Result, Service, ServiceError, Work};
 use crate::sync::{ClientId, Hub, Kind};
 
 /// Largest request body accepted.
@@ -46,7 +52,12 @@ fn reply(r: Result<Reply>) -> Response {
 fn error(e: &ServiceError) -> Response {
     let status =
         StatusCode::from_u16(e.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, Json(e.to_json())).into_response()
+    let mut resp = (status, Json(e.to_json())).into_response();
+    if e.kind == ErrorKind::Unavailable {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    }
+    resp
 }
 
 /// The body as JSON (an empty body is `{}`).
@@ -74,7 +85,9 @@ type Body = std::result::Result<Bytes, BytesRejection>;
 
 /// Answers one endpoint of the table. The work (sampling states, running a
 /// model over the traces) runs on a blocking thread so that a large request
-/// never stalls the other connections.
+/// never stalls the other connections; a client that disconnects drops this
+/// future (hyper ends the connection on the read side's end), which cancels
+/// the work.
 async fn answer(
     service: Arc<Service>,
     endpoint: &'static Endpoint,
@@ -87,17 +100,16 @@ async fn answer(
         Verb::Get | Verb::Delete => Ok(Value::Object(Default::default())),
     };
     let r = match body {
-        Ok(b) => tokio::task::spawn_blocking(move || {
-            endpoint.call(&service, |name| ids.get(name).cloned(), &b)
-        })
-        .await
-        .unwrap_or_else(|e| {
-            Err(ServiceError::new(
-                ErrorKind::Internal,
-                "Internal error",
-                e.to_string(),
-            ))
-        }),
+        Ok(b) => {
+            crate::blocking::run(move |cancel| {
+                let work = Work {
+                    progress: &|_| {},
+                    cancel,
+                };
+                endpoint.call(&service, |name| ids.get(name).cloned(), &b, &work)
+            })
+            .await
+        }
         Err(e) => Err(e),
     };
     reply(r)
@@ -227,39 +239,22 @@ pub fn router(service: Arc<Service>, hub: Arc<Hub>) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
 }
 
-/// Serves until Ctrl-C (or SIGTERM), on an already bound listener.
+/// Serves on an already bound listener until `stop` resolves; requests in
+/// flight then finish (graceful shutdown).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
     hub: Arc<Hub>,
+    guard: guard::Guard,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let closing = hub.clone();
-    axum::serve(listener, router(service, hub))
+    let app = router(service, hub).layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            shutdown().await;
+            stop.await;
             // Event streams end, or the graceful shutdown would wait for them.
             closing.close();
         })
         .await
-}
-
-async fn shutdown() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
 }

@@ -4,14 +4,14 @@
 //! cancellation by dropping the returned future (a `$/cancelRequest`, a
 //! closed connection): the work sees its cancel flag and stops.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::endpoints::Endpoint;
-use crate::service::{ErrorKind, IndexState, Result, Service, ServiceError, Work};
+use crate::service::{IndexState, Result, Service, Work};
 
 /// Methods whose long work is indexing, which goes on in the background.
 const OPEN_TRACE: &str = "tsp/traces/open";
@@ -37,20 +37,6 @@ pub fn is_long(endpoint: &Endpoint) -> bool {
     )
 }
 
-/// Sets the work's cancel flag when the request's future is dropped before
-/// the work ended.
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-fn internal(what: impl std::fmt::Display) -> ServiceError {
-    ServiceError::new(ErrorKind::Internal, "Internal error", what.to_string())
-}
-
 /// Answers `endpoint` with `params` (the HTTP body and the identifiers).
 pub async fn call(
     service: Arc<Service>,
@@ -58,16 +44,13 @@ pub async fn call(
     params: Value,
     percent: Percent,
 ) -> Result<Value> {
-    let cancel = Arc::new(AtomicBool::new(false));
-    let _guard = CancelOnDrop(cancel.clone());
-    let report = percent.clone();
-    tokio::task::spawn_blocking(move || {
+    crate::blocking::run(move |cancel| {
         let progress = move |p: u8| {
-            report.fetch_max(p.min(100), Ordering::Relaxed);
+            percent.fetch_max(p.min(100), Ordering::Relaxed);
         };
         let work = Work {
             progress: &progress,
-            cancel: &cancel,
+            cancel,
         };
         // The transports' frameworks want trees.
         endpoint
@@ -75,7 +58,6 @@ pub async fn call(
             .into_value()
     })
     .await
-    .unwrap_or_else(|e| Err(internal(e)))
 }
 
 /// For a client that asked for progress on opening a trace or creating an

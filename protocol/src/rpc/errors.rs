@@ -22,6 +22,8 @@ pub fn code_of(status: u16) -> i64 {
         406 => -32006,
         409 => -32009,
         413 => -32013,
+        // Busy: `data.retryAfter` says when to try again.
+        503 => -32053,
         _ => INTERNAL_ERROR,
     }
 }
@@ -48,5 +50,8 @@ mod tests {
         let e = ServiceError::new(ErrorKind::Conflict, "Conflict", "taken");
         assert_eq!(parts(&e).0, -32009);
         assert_eq!(parts(&ServiceError::not_found("trace", "no")).0, -32001);
+        let (code, _, data) = parts(&ServiceError::unavailable("busy"));
+        assert_eq!((code, data["status"].as_i64()), (-32053, Some(503)));
+        assert_eq!(data["retryAfter"], 5);
     }
 }

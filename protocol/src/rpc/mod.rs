@@ -1,13 +1,16 @@
 //! The JSON-RPC transports: stdio with LSP framing (`stdio`, for the Trace
-//! Compass plugin) and WebSocket (`ws`). Both answer every row of the
-//! endpoint table (`crate::endpoints`) through `dispatch` and the sync
-//! methods through the hub (`crate::sync`); the params are the HTTP body
-//! with the route's identifiers, the result is the HTTP response body.
+//! Compass plugin) and WebSocket (`ws`), both running the same `session`.
+//! It answers every row of the endpoint table (`crate::endpoints`) through
+//! `dispatch` and the sync methods through the hub (`crate::sync`); the
+//! params are the HTTP body with the route's identifiers, the result is the
+//! HTTP response body.
 
 pub mod dispatch;
 pub mod errors;
 pub mod frames;
+mod parent;
 pub mod progress;
+pub mod session;
 pub mod stdio;
 pub mod ws;
 
@@ -42,9 +45,12 @@ pub fn method_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Whether `method` is one of ours (not LSP's), whose params are a body.
+/// Whether `method` is one of ours (not LSP's), whose absent params are
+/// an empty body.
 pub fn is_ours(method: &str) -> bool {
-    by_method(method).is_some() || SYNC_METHODS.contains(&method)
+    by_method(method).is_some()
+        || SYNC_METHODS.contains(&method)
+        || [session::SUBSCRIBE_SYNC, session::UNSUBSCRIBE_SYNC].contains(&method)
 }
 
 /// `capabilities.experimental` of the `initialize` result.

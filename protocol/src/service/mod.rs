@@ -29,6 +29,6 @@ pub mod traces;
 
 pub use params::{ErrorKind, Result, ServiceError};
 pub use reply::Reply;
-pub use server::{Config, Service};
+pub use server::{Config, Limits, Service};
 pub use sextant_engine::run::Work;
 pub use traces::IndexState;

@@ -15,7 +15,17 @@ pub enum ErrorKind {
     Conflict,
     PayloadTooLarge,
     Internal,
+    /// The server is at its budget (open traces, indexing at once); the
+    /// client may retry later (`RETRY_AFTER_SECONDS`).
+    Unavailable,
 }
+
+/// Seconds a client told the server is busy should wait before retrying.
+pub const RETRY_AFTER_SECONDS: u32 = 5;
+
+/// The most times (`nbTimes`, `requested_times`) or items one request may
+/// ask for: Trace Compass's own cap.
+pub const MAX_SAMPLES: usize = 65_536;
 
 impl ErrorKind {
     pub fn http_status(self) -> u16 {
@@ -28,6 +38,7 @@ impl ErrorKind {
             ErrorKind::Conflict => 409,
             ErrorKind::PayloadTooLarge => 413,
             ErrorKind::Internal => 500,
+            ErrorKind::Unavailable => 503,
         }
     }
 }
@@ -58,6 +69,12 @@ impl ServiceError {
 
     pub fn not_found(what: &str, detail: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, format!("No such {what}"), detail)
+    }
+
+    /// The server is at its budget: `detail` says which and what to do.
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Unavailable, "Server busy", detail)
+            .with("retryAfter", Value::from(RETRY_AFTER_SECONDS))
     }
 
     pub fn with(mut self, key: &'static str, value: Value) -> Self {
@@ -215,6 +232,13 @@ impl<'a> Params<'a> {
     pub fn opt_i64_array(&self, name: &str) -> Result<Option<Vec<i64>>> {
         match self.get(name) {
             None => Ok(None),
+            Some(Value::Array(a)) if a.len() > MAX_SAMPLES => {
+                Err(ServiceError::bad_request(format!(
+                    "{}: {} values, more than the {MAX_SAMPLES} a request may ask for",
+                    self.field(name),
+                    a.len()
+                )))
+            }
             Some(Value::Array(a)) => a
                 .iter()
                 .enumerate()
@@ -298,7 +322,9 @@ impl<'a> Params<'a> {
         Ok(Some(TimeRange {
             start,
             end,
-            nb_times,
+            // Finer sampling than this many times draws nothing more on a
+            // screen; it would only make the answer huge.
+            nb_times: nb_times.map(|n| n.min(MAX_SAMPLES as i64)),
         }))
     }
 
@@ -328,5 +354,30 @@ mod tests {
         let body = json!({"parameters": {"uri": 3}});
         let e = parameters(&body).unwrap().str("uri").unwrap_err();
         assert!(e.detail.contains("parameters.uri: expected a string"));
+    }
+
+    #[test]
+    fn samples_are_capped() {
+        let body = json!({"parameters": {"requested_timerange":
+            {"start": 0, "end": 10_000_000, "nbTimes": 1_000_000_000}}});
+        let r = parameters(&body).unwrap().time_range().unwrap();
+        assert_eq!(r.nb_times, Some(MAX_SAMPLES as i64));
+        let ok = vec![1; MAX_SAMPLES];
+        let body = json!({"parameters": {"requested_items": ok}});
+        let items = parameters(&body).unwrap().opt_i64_array("requested_items");
+        assert_eq!(items.unwrap().map(|v| v.len()), Some(MAX_SAMPLES));
+        let too_many = vec![1; MAX_SAMPLES + 1];
+        let body = json!({"parameters": {"requested_times": too_many}});
+        let e = parameters(&body)
+            .unwrap()
+            .opt_i64_array("requested_times")
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::BadRequest);
+        assert!(
+            e.detail
+                .contains("parameters.requested_times: 65537 values, more than the 65536"),
+            "{}",
+            e.detail
+        );
     }
 }

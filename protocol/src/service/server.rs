@@ -15,7 +15,7 @@ use super::configs::Store;
 use super::params::{self, ErrorKind, Result, ServiceError};
 use super::provider::Configuration;
 use super::registry::Registry;
-use super::traces::{parse_uuid, start_indexing, uuid_of, ExperimentEntry, TraceEntry};
+use super::traces::{parse_uuid, start_indexing, uuid_of, ExperimentEntry, IndexState, TraceEntry};
 
 /// Server settings.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +25,26 @@ pub struct Config {
     /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
     /// `None`; 0 turns it off).
     pub cache_entries: Option<usize>,
+    pub limits: Limits,
+}
+
+/// The server's budget: past it, opening a trace answers 503 (retry later)
+/// instead of using memory and cores without bound.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Traces open at once.
+    pub max_traces: usize,
+    /// Traces being indexed at once (one core each).
+    pub max_indexing: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_traces: 64,
+            max_indexing: 4,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -226,10 +246,37 @@ impl Service {
             if let Some(t) = reg.traces.iter().find(|t| t.uuid == uuid) {
                 return Ok(t.to_json());
             }
+            self.within_budget(&reg.traces)?;
             reg.traces.push(entry.clone());
         }
         start_indexing(entry.clone());
         Ok(entry.to_json())
+    }
+
+    /// Whether one more trace may be opened and indexed now.
+    fn within_budget(&self, open: &[Arc<TraceEntry>]) -> Result<()> {
+        let Limits {
+            max_traces,
+            max_indexing,
+        } = self.config.limits;
+        if open.len() >= max_traces {
+            return Err(ServiceError::unavailable(format!(
+                "{} traces are open, the most this server keeps (--max-traces): \
+                 close one (DELETE /traces/{{uuid}}) or retry later",
+                open.len()
+            )));
+        }
+        let indexing = open
+            .iter()
+            .filter(|t| matches!(t.state(), IndexState::Running))
+            .count();
+        if indexing >= max_indexing {
+            return Err(ServiceError::unavailable(format!(
+                "{indexing} traces are being indexed, the most at once (--max-indexing): \
+                 retry when one is done"
+            )));
+        }
+        Ok(())
     }
 
     pub fn delete_trace(&self, uuid: &str) -> Result<Value> {
@@ -373,5 +420,44 @@ mod tests {
             .open_trace(&json!({"parameters": {"name": "x"}}))
             .unwrap_err();
         assert!(e.detail.contains("parameters.uri"), "{}", e.detail);
+    }
+
+    #[test]
+    fn past_the_budget_opening_is_refused_for_now() {
+        let root = fixture().join("..");
+        let s = Service::new(Config {
+            allowed_roots: vec![root.clone()],
+            limits: Limits {
+                max_traces: 2,
+                max_indexing: 1,
+            },
+            ..Default::default()
+        });
+        let open = |path: &Path| s.open_trace(&json!({"parameters": {"uri": path}}));
+        // A trace still being indexed (this one never starts).
+        let busy = Arc::new(TraceEntry::new(
+            uuid_of("trace", "/busy"),
+            "busy".into(),
+            "/busy".into(),
+        ));
+        s.registry.write().unwrap().traces.push(busy.clone());
+        let e = open(&fixture()).unwrap_err();
+        assert_eq!(
+            (e.kind, e.kind.http_status()),
+            (ErrorKind::Unavailable, 503)
+        );
+        assert!(
+            e.detail.contains("1 traces are being indexed"),
+            "{}",
+            e.detail
+        );
+        assert_eq!(e.to_json()["retryAfter"], 5);
+        // Indexed: room for one more trace, not two.
+        *busy.state.write().unwrap() = IndexState::Failed("done".into());
+        let a = open(&fixture()).unwrap();
+        let e = open(&root.join("trace.txt")).unwrap_err();
+        assert!(e.detail.contains("2 traces are open"), "{}", e.detail);
+        // Asking again for a trace already open is no new work.
+        assert_eq!(open(&fixture()).unwrap()["UUID"], a["UUID"]);
     }
 }

@@ -27,7 +27,7 @@ pub struct TraceEntry {
     pub name: String,
     pub path: PathBuf,
     pub live: Arc<Live>,
-    state: RwLock<IndexState>,
+    pub(super) state: RwLock<IndexState>,
 }
 
 impl TraceEntry {

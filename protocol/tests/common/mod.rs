@@ -8,6 +8,7 @@ pub mod server;
 pub mod tsp_spec;
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -71,3 +72,30 @@ pub fn tsv(path: &Path) -> Vec<HashMap<String, String>> {
         })
         .collect()
 }
+
+/// A synthetic ftrace trace long enough that its work can be watched and
+/// cancelled (about 0.3 s of reading): two CPUs switching among 8 threads.
+pub fn big_trace(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sextant-big-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("switches.txt");
+    if !path.exists() {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        writeln!(out, "# tracer: nop").unwrap();
+        let name = |k: usize| (4600 + k, format!("w{k}"));
+        let mut cur = [name(0), name(1)];
+        for i in 0..300_000usize {
+            let cpu = i % 2;
+            let t = 1000.0 + i as f64 * 1e-6;
+            let (pp, pc) = cur[cpu].clone();
+            let (np, nc) = name((i * 7) % 8);
+            let state = if i % 3 == 0 { "S" } else { "R" };
+            writeln!(out, "{pc:>16}-{pp:<5} [{cpu:03}] d..2. {t:12.6}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={state} ==> next_comm={nc} next_pid={np} next_prio=120").unwrap();
+            cur[cpu] = (np, nc);
+        }
+    }
+    dir
+}
+
+pub const SWITCH_MODEL: &str = r#"{"name": "switch to switch", "mode": "same_tid", "threads": {"process": "^w"},
+    "events": [{"name": "sched_switch"}, {"name": "sched_switch"}]}"#;

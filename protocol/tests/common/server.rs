@@ -97,6 +97,22 @@ impl Server {
         (status, body)
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits at most `limit` for the process to end.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(st) = self.child.try_wait().expect("waiting for the server") {
+                return Some(st);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     pub fn get(&self, path: &str) -> (u16, Value) {
         self.request("GET", path, None)
     }

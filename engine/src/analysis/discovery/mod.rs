@@ -24,17 +24,22 @@
 //! - `collect`: the analysis that records, in the single pass, the canonical
 //!   event types of the chosen threads (one sequence per thread);
 //! - `mine`: MANEPI over those sequences;
-//! - `maximal`: keeping the maximal episodes, and ranking them.
+//! - `maximal`: keeping the maximal episodes, and ranking them;
+//! - `distinct`: the few a person reads: rotations of one cyclic pattern
+//!   merged, readings of a pattern across period boundaries folded into
+//!   it, ranked by coverage.
 //!
 //! A pattern converts into a `same_tid` execution model (`Pattern::to_model`).
 
 mod collect;
+mod distinct;
 mod maximal;
 mod mine;
 #[cfg(test)]
 mod tests;
 
 pub use collect::{Collector, Sequences};
+pub use distinct::{distinct, turns, Distinct};
 pub use mine::{mine, Mined, Params, Pattern, Threshold};
 
 use super::model::{EventPattern, ExecutionModel, Mode, ThreadFilter};

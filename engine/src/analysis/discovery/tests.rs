@@ -315,3 +315,123 @@ fn agrees_with_brute_force(within_job: bool) {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Distinct patterns
+
+/// Whether `b` is `a` read from another of its events.
+fn is_rotation(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && (0..a.len().max(1)).any(|r| a[r..].iter().chain(&a[..r]).eq(b.iter()))
+}
+
+/// The turns of `cycle` it takes to read `p` and come back to its first
+/// event, by trying ever more copies of the cycle.
+fn brute_turns(p: &[String], cycle: &[String]) -> Option<usize> {
+    if p.iter().any(|e| !cycle.contains(e)) {
+        return None;
+    }
+    let mut again: Vec<&String> = p.iter().collect();
+    again.push(&p[0]);
+    (1..=p.len() + 1).find(|&k| {
+        let copies: Vec<&String> = cycle.iter().cycle().take(cycle.len() * (k + 1)).collect();
+        let mut rest = copies.iter();
+        again.iter().all(|x| rest.any(|y| y == x))
+    })
+}
+
+fn folds(p: &Pattern, s: &Pattern) -> bool {
+    brute_turns(&p.events, &s.events)
+        .is_some_and(|t| t as u64 * u64::from(p.support) <= u64::from(s.support) + t as u64)
+}
+
+#[test]
+fn distinct_patterns_account_for_every_maximal_one() {
+    let names = ["a", "b", "c", "d", "e"];
+    let mut rng = Lcg(0xd15c);
+    for case in 0..400 {
+        let types = 1 + rng.below(5);
+        // Loops of a job read with noise: what rotations come from.
+        let job: Vec<u32> = (0..types).collect();
+        let threads = (0..1 + rng.below(2))
+            .map(|_| {
+                (0..rng.below(40))
+                    .map(|i| match rng.below(5) {
+                        0 => rng.below(types),
+                        _ => job[i as usize % job.len()],
+                    })
+                    .collect()
+            })
+            .collect();
+        let seqs = sequences(&names[..types as usize], threads);
+        let mut p = params(Threshold::MinSupport(1 + rng.below(3)));
+        p.within_job = rng.below(2) == 0;
+        let m = mine(&seqs, &p);
+        let events = seqs.events();
+        let d = distinct(&m.patterns, events);
+        let what = format!("case {case}: {:?}", seqs.threads);
+        // Each maximal pattern is shown or merged into exactly one.
+        let merged: usize = d.iter().map(|x| 1 + x.rotations + x.variants).sum();
+        assert_eq!(merged, m.patterns.len(), "{what}");
+        for (i, x) in d.iter().enumerate() {
+            assert!(
+                m.patterns.contains(&x.pattern),
+                "{what}: {x:?} is not maximal"
+            );
+            // Its rotation of highest support.
+            let best = m
+                .patterns
+                .iter()
+                .filter(|q| is_rotation(&q.events, &x.pattern.events))
+                .map(|q| q.support)
+                .max();
+            assert_eq!(best, Some(x.pattern.support), "{what}");
+            let explained = x.pattern.support as usize * x.pattern.events.len();
+            assert!((x.coverage - explained as f64 / events as f64).abs() < 1e-9);
+            for earlier in &d[..i] {
+                assert!(
+                    earlier.coverage >= x.coverage,
+                    "{what}: not ranked by coverage"
+                );
+                assert!(
+                    !is_rotation(&earlier.pattern.events, &x.pattern.events),
+                    "{what}"
+                );
+                assert!(
+                    !folds(&x.pattern, &earlier.pattern),
+                    "{what}: {x:?} folds into {earlier:?}"
+                );
+            }
+        }
+        // Every maximal pattern not shown is a rotation of a shown one or a
+        // reading of one across periods.
+        for q in &m.patterns {
+            assert!(
+                d.iter()
+                    .any(|x| is_rotation(&x.pattern.events, &q.events) || folds(q, &x.pattern)),
+                "{what}: {q:?} is neither shown nor merged"
+            );
+            for x in &d {
+                assert_eq!(
+                    turns(&q.events, &x.pattern.events),
+                    brute_turns(&q.events, &x.pattern.events),
+                    "{what}: turns of {q:?} in {x:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loop_read_every_way_is_one_pattern() {
+    // a b c d, twenty times: MANEPI finds its rotations and the orders
+    // read across two periods; one pattern is shown, all merged into it.
+    let seqs = sequences(&["a", "b", "c", "d"], vec![[0, 1, 2, 3].repeat(20)]);
+    let m = mine(&seqs, &params(Threshold::MinSupport(5)));
+    assert!(m.patterns.len() > 4, "{:?}", found(&m));
+    let d = distinct(&m.patterns, seqs.events());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].pattern.events, ["a", "b", "c", "d"]);
+    assert_eq!((d[0].pattern.support, d[0].rotations), (20, 3));
+    assert_eq!(d[0].variants, m.patterns.len() - 4);
+    assert_eq!(d[0].coverage, 1.0);
+}
