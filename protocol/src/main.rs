@@ -3,7 +3,6 @@
 mod cli;
 mod endpoints;
 mod http;
-mod jsonl;
 mod rpc;
 mod servers;
 mod service;

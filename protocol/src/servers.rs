@@ -28,12 +28,15 @@ pub struct Settings {
     pub allowed_roots: Vec<PathBuf>,
     /// Viewport answers kept in the cache (0: no cache).
     pub cache_entries: usize,
+    /// Where traces' indexes are stored (`None`: not stored).
+    pub store: Option<sextant_engine::store::Places>,
 }
 
 pub fn run(req: Settings) -> anyhow::Result<()> {
     let service = Arc::new(Service::new(Config {
         allowed_roots: req.allowed_roots,
         cache_entries: Some(req.cache_entries),
+        store: req.store,
     }));
     let shared = Arc::new(Shared {
         service,

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use sextant_engine::store::Places;
+
 use crate::servers::{self, Settings};
 
 #[derive(clap::Args)]
@@ -33,6 +35,14 @@ pub struct Request {
     /// turns caching off.
     #[arg(long, value_name = "N", default_value_t = servers::DEFAULT_CACHE_ENTRIES)]
     pub cache_entries: usize,
+    /// Where a trace's index is stored when the trace's folder is read-only
+    /// (default: $XDG_CACHE_HOME/sextant, else ~/.cache/sextant); beside
+    /// the trace (NAME.sextant) otherwise.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Neither read nor write stored indexes: index every trace opened.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -50,5 +60,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         bind: req.bind,
         allowed_roots: roots,
         cache_entries: req.cache_entries,
+        store: (!req.no_store).then(|| Places::new(req.cache_dir)),
     })
 }

@@ -25,6 +25,8 @@ pub struct Config {
     /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
     /// `None`; 0 turns it off).
     pub cache_entries: Option<usize>,
+    /// Where traces' indexes are stored (`None`: indexes are not stored).
+    pub store: Option<sextant_engine::store::Places>,
 }
 
 #[derive(Default)]
@@ -217,7 +219,7 @@ impl Service {
             }
             reg.traces.push(entry.clone());
         }
-        start_indexing(entry.clone());
+        start_indexing(entry.clone(), self.config.store.clone());
         Ok(entry.to_json())
     }
 
