@@ -62,6 +62,14 @@ echo "== load test (tests/load, 20 s)"
 load_result="ok. 1 passed; 0 failed"
 /usr/bin/python3 tests/load/load.py --duration 20 --binary "$SEXTANT_BIN" || load_result="FAILED. 0 passed; 1 failed"
 echo "test result: $load_result (load.py)" >> "$log"
+# sextant export read back by pyarrow, pandas and DuckDB (installed from PyPI
+# into a virtual environment under target/ by the script); it prints its own
+# "test result:" line, or counts as one failure when it could not run.
+echo "== python exports (tests/python/test_exports.py)"
+exports_log=$(mktemp)
+/usr/bin/python3 tests/python/test_exports.py "$SEXTANT_BIN" 2>&1 | tee "$exports_log" || true
+grep '^test result:' "$exports_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_exports.py)" >> "$log"
+rm -f "$exports_log"
 # The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.

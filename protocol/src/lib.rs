@@ -7,7 +7,6 @@ pub mod blocking;
 pub mod cli;
 pub mod endpoints;
 pub mod http;
-pub mod jsonl;
 pub mod rpc;
 pub mod servers;
 pub mod service;

@@ -35,6 +35,8 @@ pub struct Settings {
     /// Web origins whose pages may call the HTTP and WebSocket servers.
     pub cors_origins: Vec<String>,
     pub limits: Limits,
+    /// Where traces' indexes are stored (`None`: not stored).
+    pub store: Option<sextant_engine::store::Places>,
 }
 
 pub fn run(req: Settings) -> anyhow::Result<()> {
@@ -42,6 +44,7 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
         allowed_roots: req.allowed_roots.clone(),
         cache_entries: Some(req.cache_entries),
         limits: req.limits,
+        store: req.store,
     }));
     let shared = Arc::new(Shared {
         service,

@@ -93,7 +93,7 @@ impl std::str::FromStr for SortKey {
 }
 
 /// The executions of one model, with their statistics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Executions {
     pub name: String,
     pub executions: Vec<Execution>,

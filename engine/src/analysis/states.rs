@@ -17,7 +17,7 @@ pub struct Interval {
 
 /// One thread's life in the trace (a TID reused after `sched_process_free`
 /// gets a new row).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadRow {
     pub tid: i64,
     pub pid: Option<i64>,

@@ -14,6 +14,8 @@ use sextant_engine::duration::human;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
+use sextant_engine::store::results::StoredExecutions;
+use sextant_engine::store::{Places, TraceStore};
 
 use super::progress;
 use super::AnalyzeFormat;
@@ -38,6 +40,9 @@ pub struct Request {
     pub top: Option<usize>,
     #[arg(long, value_enum)]
     pub format: Option<AnalyzeFormat>,
+    /// Neither read the executions from the trace's store nor store them.
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 /// What to find: a model or a preset with its threads. `explain` takes the
@@ -68,7 +73,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let options = OpenOptions {
         lenient: req.lenient,
     };
-    let (executions, Ran { summary, warnings }) = find(&req.trace, options, target)?;
+    let (executions, Ran { summary, warnings }) = find(&req.trace, options, target, !req.no_store)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -134,19 +139,54 @@ impl TargetArgs {
     }
 }
 
-/// The first pass of `analyze` (and of `explain`): every execution.
+/// The first pass of `analyze` (and of `explain`, `export`): every
+/// execution. With `stored`, a model's executions are read from the
+/// trace's store when it has them, and stored when it has not.
 pub(super) fn find(
     trace: &Path,
     options: OpenOptions,
     target: Target,
+    stored: bool,
 ) -> anyhow::Result<(Executions, Ran)> {
+    let model = match &target {
+        Target::Model(m) if stored => Some((**m).clone()),
+        _ => None,
+    };
+    let store = model
+        .as_ref()
+        .and_then(|_| TraceStore::open(&Places::new(None), trace).ok());
+    if let (Some(store), Some(model)) = (&store, &model) {
+        match StoredExecutions::load(store, model, options.lenient) {
+            Ok(Some(s)) => {
+                let ran = Ran {
+                    summary: s.summary,
+                    warnings: s.warnings,
+                };
+                return Ok((s.executions, ran));
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!("sextant: warning: stored executions not used: {e}"),
+        }
+    }
     let mut analysis = ExecutionAnalysis::new(target);
     let ran = progress::shown("analyzing", |work| {
         Pass::new(&mut [&mut analysis])
             .options(options)
             .read(trace, work)
     })?;
-    Ok((analysis.into_executions(), ran))
+    let executions = analysis.into_executions();
+    if let (Some(store), Some(model)) = (&store, &model) {
+        let stored = StoredExecutions {
+            executions,
+            summary: ran.summary.clone(),
+            warnings: ran.warnings.clone(),
+        };
+        if let Err(e) = stored.save(store, model, options.lenient) {
+            eprintln!("sextant: warning: the executions could not be stored: {e}");
+        }
+        return Ok((stored.executions, ran));
+    }
+    Ok((executions, ran))
 }
 
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {

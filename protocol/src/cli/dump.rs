@@ -10,7 +10,7 @@ use sextant_engine::value::{Scalar, Sink};
 
 use super::progress::Progress;
 use super::DumpFormat;
-use crate::jsonl::{write_str, JsonSink};
+use sextant_engine::jsonl::{write_str, JsonSink};
 
 pub fn run(
     trace: &Path,

@@ -68,7 +68,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let options = OpenOptions {
         lenient: req.lenient,
     };
-    let (executions, ran) = analyze::find(&req.trace, options, target)?;
+    let (executions, ran) = analyze::find(&req.trace, options, target, true)?;
     let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");

@@ -6,8 +6,10 @@ mod capture;
 mod discover;
 mod dump;
 mod explain;
+mod export;
 mod progress;
 mod serve;
+mod store;
 
 use std::path::{Path, PathBuf};
 
@@ -51,8 +53,13 @@ enum Command {
     Explain(explain::Request),
     /// Suggest execution models: frequent event patterns of threads (MANEPI).
     Discover(discover::Request),
+    /// Write executions, thread states or events as a table file (Arrow,
+    /// Parquet, CSV).
+    Export(export::Request),
     /// Serve traces over the Trace Server Protocol (HTTP, under /tsp/api).
     Serve(serve::Request),
+    /// What sextant stored for a trace (index, executions): ls, rm, gc.
+    Store(store::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
 }
@@ -88,8 +95,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),
+        Command::Export(req) => export::run(req),
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
+        Command::Store(req) => store::run(req),
     }
 }
 

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+use sextant_engine::store::Places;
+
 use crate::servers::{self, Settings};
 use crate::service::Limits;
 
@@ -46,6 +48,14 @@ pub struct Request {
     /// 503 (Retry-After) until one is done.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_indexing)]
     pub max_indexing: usize,
+    /// Where a trace's index is stored when the trace's folder is read-only
+    /// (default: $XDG_CACHE_HOME/sextant, else ~/.cache/sextant); beside
+    /// the trace (NAME.sextant) otherwise.
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Neither read nor write stored indexes: index every trace opened.
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -68,5 +78,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             max_traces: req.max_traces,
             max_indexing: req.max_indexing,
         },
+        store: (!req.no_store).then(|| Places::new(req.cache_dir)),
     })
 }

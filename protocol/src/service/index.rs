@@ -4,10 +4,16 @@
 //! transitions, and a sparse checkpoint every `CHECKPOINT_EVERY` events from
 //! which the events table reads (`events.rs`) instead of keeping the events.
 //!
+//! The index is kept in the trace's store (`sextant_engine::store`, Arrow
+//! files beside the trace or in the cache directory) when the service has
+//! one: opening the trace again reads it instead of passing over the trace.
+//! A stored index that cannot be used (trace changed, other version,
+//! truncated, corrupt) is reported in one warning line and built again.
+//!
 //! Memory: the histogram is bounded (a fixed number of buckets whose width
 //! doubles as the trace goes on); the state intervals grow with the number of
-//! state changes (one `Interval` per transition), which is fine for the traces
-//! served today and is the thing to move to a disk-backed store later.
+//! state changes (one `Interval` per transition), in memory whether they were
+//! read from the store or computed.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,6 +25,9 @@ pub use sextant_engine::analysis::states::{Interval, ThreadRow};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
+pub use sextant_engine::store::index::Checkpoint;
+use sextant_engine::store::index::{Buckets, IndexTables, Statistics};
+use sextant_engine::store::{Places, TraceStore};
 
 /// What an indexing thread reports while it runs (read without locking).
 #[derive(Debug)]
@@ -66,17 +75,6 @@ impl Live {
 /// events read from the nearest checkpoint before it.
 pub const CHECKPOINT_EVERY: u64 = 4096;
 
-/// Where to resume reading at event number `k * CHECKPOINT_EVERY`: seeking to
-/// `ts` yields the first event at that time, `skip` events before it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checkpoint {
-    pub ts: i64,
-    pub skip: u64,
-    /// Each CPU's current thread just before the event (by CPU number), for
-    /// the events that do not say their thread.
-    pub cpus: Box<[Option<i64>]>,
-}
-
 /// The result of indexing one trace.
 #[derive(Debug, Default)]
 pub struct TraceIndex {
@@ -107,24 +105,19 @@ impl TraceIndex {
 }
 
 /// Events per time bucket: at most `CAP` buckets from the first event; when
-/// an event falls beyond them, neighbours merge and the width doubles.
+/// an event falls beyond them, neighbours merge and the width doubles. The
+/// last bucket ends just after the latest event (`Buckets::last`).
 #[derive(Debug, Clone)]
-pub struct Histogram {
-    origin: Option<i64>,
-    /// The latest event's time: the last bucket ends just after it.
-    last: i64,
-    width: i64,
-    counts: Vec<u64>,
-}
+pub struct Histogram(Buckets);
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram {
+        Histogram(Buckets {
             origin: None,
             last: i64::MIN,
             width: 1,
             counts: Vec::new(),
-        }
+        })
     }
 }
 
@@ -132,43 +125,45 @@ impl Histogram {
     const CAP: usize = 16384;
 
     pub fn add(&mut self, ts: i64) {
-        let origin = *self.origin.get_or_insert(ts);
-        self.last = self.last.max(ts);
-        let mut i = ((ts - origin).max(0) / self.width) as usize;
+        let h = &mut self.0;
+        let origin = *h.origin.get_or_insert(ts);
+        h.last = h.last.max(ts);
+        let mut i = ((ts - origin).max(0) / h.width) as usize;
         while i >= Self::CAP {
-            let merged: Vec<u64> = self.counts.chunks(2).map(|c| c.iter().sum()).collect();
-            self.counts = merged;
-            self.width *= 2;
-            i = ((ts - origin).max(0) / self.width) as usize;
+            let merged: Vec<u64> = h.counts.chunks(2).map(|c| c.iter().sum()).collect();
+            h.counts = merged;
+            h.width *= 2;
+            i = ((ts - origin).max(0) / h.width) as usize;
         }
-        if self.counts.len() <= i {
-            self.counts.resize(i + 1, 0);
+        if h.counts.len() <= i {
+            h.counts.resize(i + 1, 0);
         }
-        self.counts[i] += 1;
+        h.counts[i] += 1;
     }
 
     #[cfg(test)]
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.0.counts.iter().sum()
     }
 
     /// Events in `[a, b)`, buckets cut by the range counted in proportion.
     pub fn count(&self, a: i64, b: i64) -> f64 {
-        let Some(origin) = self.origin else {
+        let h = &self.0;
+        let Some(origin) = h.origin else {
             return 0.0;
         };
         if b <= a {
             return 0.0;
         }
-        let w = self.width;
+        let w = h.width;
         let first = ((a - origin).max(0) / w) as usize;
         let last = (((b - origin).max(0) + w - 1) / w) as usize;
         let mut sum = 0.0;
-        for (k, &c) in self
+        for (k, &c) in h
             .counts
             .iter()
             .enumerate()
-            .take(last.min(self.counts.len()))
+            .take(last.min(h.counts.len()))
             .skip(first)
         {
             if c == 0 {
@@ -176,7 +171,7 @@ impl Histogram {
             }
             let lo = origin + k as i64 * w;
             // The data of the last bucket stop at the latest event.
-            let hi = (lo + w).min(self.last + 1);
+            let hi = (lo + w).min(h.last + 1);
             let overlap = (hi.min(b) - lo.max(a)).max(0);
             sum += c as f64 * overlap as f64 / (hi - lo).max(1) as f64;
         }
@@ -184,9 +179,46 @@ impl Histogram {
     }
 }
 
-/// Opens `path` and indexes it, reporting into `live`; stops when
-/// `live.cancel` is set.
-pub fn index_trace(path: &Path, live: Arc<Live>) -> Result<TraceIndex, String> {
+/// The index of the trace at `path`: read from its store in `places` when
+/// one is stored and usable, else built by a pass (reporting into `live`,
+/// stopping when `live.cancel` is set) and stored there.
+pub fn index_trace(
+    path: &Path,
+    live: Arc<Live>,
+    places: Option<&Places>,
+) -> Result<TraceIndex, String> {
+    let store = places.and_then(|p| match TraceStore::open(p, path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("sextant: warning: {}: no stored index: {e}", path.display());
+            None
+        }
+    });
+    if let Some(store) = &store {
+        match IndexTables::load(store) {
+            Ok(Some(tables)) => {
+                live.events
+                    .store(tables.statistics.events, Ordering::Relaxed);
+                live.start.store(tables.statistics.start, Ordering::Relaxed);
+                live.end.store(tables.statistics.end, Ordering::Relaxed);
+                live.percent.store(100, Ordering::Relaxed);
+                return Ok(TraceIndex::from(tables));
+            }
+            Ok(None) => {}
+            Err(e) => eprintln!("sextant: warning: stored index not used: {e}; indexing again"),
+        }
+    }
+    let tables = pass(path, &live)?;
+    if let Some(store) = &store {
+        if let Err(e) = tables.save(store) {
+            eprintln!("sextant: warning: the index could not be stored: {e}");
+        }
+    }
+    Ok(TraceIndex::from(tables))
+}
+
+/// The single pass that builds an index.
+fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
     let mut counting = Counting {
         histogram: Histogram::default(),
         events: 0,
@@ -210,11 +242,6 @@ pub fn index_trace(path: &Path, live: Arc<Live>) -> Result<TraceIndex, String> {
         })?;
     live.events.store(counting.events, Ordering::Relaxed);
     live.percent.store(100, Ordering::Relaxed);
-    let threads = threads.into_rows();
-    let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (i, r) in threads.iter().enumerate() {
-        rows_of_tid.entry(r.tid).or_default().push(i);
-    }
     // Classes of the same name (one per CTF stream) counted together.
     let mut by_name: HashMap<String, u64> = HashMap::new();
     for (_, name, n) in counting.classes {
@@ -222,17 +249,38 @@ pub fn index_trace(path: &Path, live: Arc<Live>) -> Result<TraceIndex, String> {
     }
     let mut event_types: Vec<(String, u64)> = by_name.into_iter().collect();
     event_types.sort();
-    Ok(TraceIndex {
-        events: ran.summary.events,
-        start: ran.summary.first_ts.unwrap_or(0),
-        end: ran.summary.last_ts,
-        threads,
-        rows_of_tid,
-        histogram: counting.histogram,
+    Ok(IndexTables {
+        statistics: Statistics {
+            events: ran.summary.events,
+            start: ran.summary.first_ts.unwrap_or(0),
+            end: ran.summary.last_ts,
+            warnings: ran.warnings,
+        },
+        threads: threads.into_rows(),
         event_types,
         checkpoints: counting.checkpoints,
-        warnings: ran.warnings,
+        histogram: counting.histogram.0,
     })
+}
+
+impl From<IndexTables> for TraceIndex {
+    fn from(t: IndexTables) -> TraceIndex {
+        let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (i, r) in t.threads.iter().enumerate() {
+            rows_of_tid.entry(r.tid).or_default().push(i);
+        }
+        TraceIndex {
+            events: t.statistics.events,
+            start: t.statistics.start,
+            end: t.statistics.end,
+            threads: t.threads,
+            rows_of_tid,
+            histogram: Histogram(t.histogram),
+            event_types: t.event_types,
+            checkpoints: t.checkpoints,
+            warnings: t.statistics.warnings,
+        }
+    }
 }
 
 /// Sees every event (decoded or not): counts it and its type, fills the

@@ -25,6 +25,8 @@ pub struct Config {
     /// Answers the viewport cache keeps (`cache::DEFAULT_ENTRIES` when
     /// `None`; 0 turns it off).
     pub cache_entries: Option<usize>,
+    /// Where traces' indexes are stored (`None`: indexes are not stored).
+    pub store: Option<sextant_engine::store::Places>,
     pub limits: Limits,
 }
 
@@ -249,7 +251,7 @@ impl Service {
             self.within_budget(&reg.traces)?;
             reg.traces.push(entry.clone());
         }
-        start_indexing(entry.clone());
+        start_indexing(entry.clone(), self.config.store.clone());
         Ok(entry.to_json())
     }
 

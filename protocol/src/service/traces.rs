@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
+use sextant_engine::store::Places;
 use uuid::Uuid;
 
 use super::index::{self, Live, TraceIndex};
@@ -215,9 +216,9 @@ pub fn parse_uuid(what: &str, s: &str) -> Result<Uuid> {
 
 /// Runs the pass on a blocking thread of the runtime when there is one (the
 /// server), else on a thread of its own.
-pub fn start_indexing(entry: Arc<TraceEntry>) {
+pub fn start_indexing(entry: Arc<TraceEntry>, store: Option<Places>) {
     let work = move || {
-        let result = index::index_trace(&entry.path, entry.live.clone());
+        let result = index::index_trace(&entry.path, entry.live.clone(), store.as_ref());
         let state = match result {
             Ok(ix) => IndexState::Completed(Arc::new(ix)),
             Err(e) => IndexState::Failed(e),

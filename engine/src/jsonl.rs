@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use sextant_engine::value::{Scalar, Sink};
+use crate::value::{Scalar, Sink};
 
 /// Writes one JSON value per walk into `out`.
 pub struct JsonSink<'o> {

@@ -1,0 +1,420 @@
+//! The trace index as stored (the unit `index/`): each thread life with its
+//! state intervals, events per type, the read checkpoints, the histogram of
+//! events over time and the trace's statistics — what a server needs to
+//! answer its thread status, histogram, event types and events table without
+//! a pass over the trace.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    ArrayBuilder, Int64Builder, ListBuilder, StringBuilder, UInt64Builder, UInt8Builder,
+};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, UInt64Type, UInt8Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use serde::{Deserialize, Serialize};
+
+use super::unit::{Found, Table};
+use super::{TraceStore, Unusable};
+use crate::analysis::states::{Interval, ThreadRow};
+use crate::export::{ExportError, BATCH_ROWS};
+use crate::kernel::model::ThreadState;
+
+/// The unit's directory name in a trace's store.
+pub const UNIT: &str = "index";
+
+/// Where to resume reading at one event number: seeking to `ts` yields the
+/// first event at that time, `skip` events before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub ts: i64,
+    pub skip: u64,
+    /// Each CPU's current thread just before the event (by CPU number), for
+    /// the events that do not say their thread.
+    pub cpus: Box<[Option<i64>]>,
+}
+
+/// The histogram's buckets: `counts[k]` events in
+/// `[origin + k * width, origin + (k + 1) * width)`, the last ending after
+/// `last`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Buckets {
+    pub origin: Option<i64>,
+    pub last: i64,
+    pub width: i64,
+    #[serde(skip)]
+    pub counts: Vec<u64>,
+}
+
+/// What a pass over the whole trace said.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Statistics {
+    pub events: u64,
+    pub start: i64,
+    pub end: i64,
+    /// The reader's warnings.
+    pub warnings: Vec<String>,
+}
+
+/// The index of one trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexTables {
+    pub statistics: Statistics,
+    /// By TID, then start.
+    pub threads: Vec<ThreadRow>,
+    /// (event name as written in the trace, count), by name.
+    pub event_types: Vec<(String, u64)>,
+    /// Checkpoint `k` is at event number `k * every`.
+    pub checkpoints: Vec<Checkpoint>,
+    pub histogram: Buckets,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Details {
+    statistics: Statistics,
+    histogram: Buckets,
+}
+
+/// Thread states by their code in the intervals table.
+const STATES: [ThreadState; 5] = [
+    ThreadState::Running,
+    ThreadState::Preempted,
+    ThreadState::Blocked,
+    ThreadState::WaitingCpu,
+    ThreadState::Unknown,
+];
+
+fn code(state: ThreadState) -> u8 {
+    STATES
+        .iter()
+        .position(|&s| s == state)
+        .expect("every state") as u8
+}
+
+fn threads_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("tid", DataType::Int64, false),
+        Field::new("pid", DataType::Int64, true),
+        Field::new("comm", DataType::Utf8, false),
+        Field::new("start", DataType::Int64, false),
+        Field::new("end", DataType::Int64, false),
+        Field::new("intervals", DataType::UInt64, false),
+    ]))
+}
+
+fn intervals_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("start", DataType::Int64, false),
+        Field::new("end", DataType::Int64, false),
+        Field::new("state", DataType::UInt8, false),
+    ]))
+}
+
+fn event_types_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("name", DataType::Utf8, false),
+        Field::new("count", DataType::UInt64, false),
+    ]))
+}
+
+fn checkpoints_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Int64, false),
+        Field::new("skip", DataType::UInt64, false),
+        Field::new(
+            "cpus",
+            DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
+            false,
+        ),
+    ]))
+}
+
+fn histogram_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![Field::new(
+        "count",
+        DataType::UInt64,
+        false,
+    )]))
+}
+
+impl IndexTables {
+    /// Writes the index into the trace's store; returns its directory.
+    pub fn save(&self, store: &TraceStore) -> Result<PathBuf, ExportError> {
+        let tables = vec![
+            Table {
+                name: "threads.arrow",
+                schema: threads_schema(),
+                batches: vec![self.threads_batch()?],
+            },
+            Table {
+                name: "intervals.arrow",
+                schema: intervals_schema(),
+                batches: self.intervals_batches()?,
+            },
+            Table {
+                name: "event_types.arrow",
+                schema: event_types_schema(),
+                batches: vec![self.event_types_batch()?],
+            },
+            Table {
+                name: "checkpoints.arrow",
+                schema: checkpoints_schema(),
+                batches: vec![self.checkpoints_batch()?],
+            },
+            Table {
+                name: "histogram.arrow",
+                schema: histogram_schema(),
+                batches: vec![batch(
+                    histogram_schema(),
+                    vec![Arc::new(
+                        self.histogram
+                            .counts
+                            .iter()
+                            .copied()
+                            .collect::<arrow_array::UInt64Array>(),
+                    )],
+                )?],
+            },
+        ];
+        let details = Details {
+            statistics: self.statistics.clone(),
+            histogram: self.histogram.clone(),
+        };
+        store.write(
+            UNIT,
+            tables,
+            serde_json::to_value(details).expect("details are JSON"),
+        )
+    }
+
+    /// The stored index of the trace: `Ok(None)` when there is none, `Err`
+    /// when there is one that must not be used.
+    pub fn load(store: &TraceStore) -> Result<Option<IndexTables>, Unusable> {
+        let Some(mut found) = store.find(UNIT)? else {
+            return Ok(None);
+        };
+        let details: Details = serde_json::from_value(found.details.clone())
+            .map_err(|e| found.corrupt("manifest.json", e.to_string()))?;
+        let mut histogram = details.histogram;
+        histogram.counts = read_histogram(&mut found)?;
+        Ok(Some(IndexTables {
+            statistics: details.statistics,
+            threads: read_threads(&mut found)?,
+            event_types: read_event_types(&mut found)?,
+            checkpoints: read_checkpoints(&mut found)?,
+            histogram,
+        }))
+    }
+
+    fn threads_batch(&self) -> Result<RecordBatch, ExportError> {
+        let (mut tid, mut pid, mut comm) = (
+            Int64Builder::new(),
+            Int64Builder::new(),
+            StringBuilder::new(),
+        );
+        let (mut start, mut end, mut n) = (
+            Int64Builder::new(),
+            Int64Builder::new(),
+            UInt64Builder::new(),
+        );
+        for r in &self.threads {
+            tid.append_value(r.tid);
+            pid.append_option(r.pid);
+            comm.append_value(&r.comm);
+            start.append_value(r.start);
+            end.append_value(r.end);
+            n.append_value(r.intervals.len() as u64);
+        }
+        batch(
+            threads_schema(),
+            vec![
+                Arc::new(tid.finish()),
+                Arc::new(pid.finish()),
+                Arc::new(comm.finish()),
+                Arc::new(start.finish()),
+                Arc::new(end.finish()),
+                Arc::new(n.finish()),
+            ],
+        )
+    }
+
+    fn intervals_batches(&self) -> Result<Vec<RecordBatch>, ExportError> {
+        let all = self.threads.iter().flat_map(|r| &r.intervals);
+        let mut batches = Vec::new();
+        let (mut start, mut end, mut state) = (
+            Int64Builder::new(),
+            Int64Builder::new(),
+            UInt8Builder::new(),
+        );
+        let mut flush = |start: &mut Int64Builder,
+                         end: &mut Int64Builder,
+                         state: &mut UInt8Builder|
+         -> Result<(), ExportError> {
+            batches.push(batch(
+                intervals_schema(),
+                vec![
+                    Arc::new(start.finish()),
+                    Arc::new(end.finish()),
+                    Arc::new(state.finish()),
+                ],
+            )?);
+            Ok(())
+        };
+        for i in all {
+            start.append_value(i.start);
+            end.append_value(i.end);
+            state.append_value(code(i.state));
+            if start.len() == BATCH_ROWS {
+                flush(&mut start, &mut end, &mut state)?;
+            }
+        }
+        flush(&mut start, &mut end, &mut state)?;
+        Ok(batches)
+    }
+
+    fn event_types_batch(&self) -> Result<RecordBatch, ExportError> {
+        let names: arrow_array::StringArray = self
+            .event_types
+            .iter()
+            .map(|(n, _)| Some(n.as_str()))
+            .collect();
+        let counts: arrow_array::UInt64Array =
+            self.event_types.iter().map(|&(_, c)| Some(c)).collect();
+        batch(
+            event_types_schema(),
+            vec![Arc::new(names), Arc::new(counts)],
+        )
+    }
+
+    fn checkpoints_batch(&self) -> Result<RecordBatch, ExportError> {
+        let (mut ts, mut skip) = (Int64Builder::new(), UInt64Builder::new());
+        let item = Arc::new(Field::new("item", DataType::Int64, true));
+        let mut cpus = ListBuilder::new(Int64Builder::new()).with_field(item);
+        for c in &self.checkpoints {
+            ts.append_value(c.ts);
+            skip.append_value(c.skip);
+            cpus.append_value(c.cpus.iter().copied());
+        }
+        batch(
+            checkpoints_schema(),
+            vec![
+                Arc::new(ts.finish()),
+                Arc::new(skip.finish()),
+                Arc::new(cpus.finish()),
+            ],
+        )
+    }
+}
+
+fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, ExportError> {
+    RecordBatch::try_new(schema, columns).map_err(ExportError::Batch)
+}
+
+/// The batches of `name`, checked to have `schema`'s columns.
+fn read(found: &mut Found, name: &str, schema: SchemaRef) -> Result<Vec<RecordBatch>, Unusable> {
+    let batches = found.table(name)?;
+    for b in &batches {
+        if b.schema().fields() != schema.fields() {
+            return Err(found.corrupt(name, "its columns are not the index's"));
+        }
+    }
+    Ok(batches)
+}
+
+fn read_threads(found: &mut Found) -> Result<Vec<ThreadRow>, Unusable> {
+    let mut threads = Vec::new();
+    let mut lengths = Vec::new();
+    for b in read(found, "threads.arrow", threads_schema())? {
+        let tid = b.column(0).as_primitive::<Int64Type>();
+        let pid = b.column(1).as_primitive::<Int64Type>();
+        let comm = b.column(2).as_string::<i32>();
+        let start = b.column(3).as_primitive::<Int64Type>();
+        let end = b.column(4).as_primitive::<Int64Type>();
+        let n = b.column(5).as_primitive::<UInt64Type>();
+        for i in 0..b.num_rows() {
+            threads.push(ThreadRow {
+                tid: tid.value(i),
+                pid: (!pid.is_null(i)).then(|| pid.value(i)),
+                comm: comm.value(i).to_string(),
+                start: start.value(i),
+                end: end.value(i),
+                intervals: Vec::new(),
+            });
+            lengths.push(n.value(i));
+        }
+    }
+    let mut rows = threads.iter_mut().zip(lengths).peekable();
+    for b in read(found, "intervals.arrow", intervals_schema())? {
+        let start = b.column(0).as_primitive::<Int64Type>();
+        let end = b.column(1).as_primitive::<Int64Type>();
+        let state = b.column(2).as_primitive::<UInt8Type>();
+        for i in 0..b.num_rows() {
+            // The next thread that still lacks intervals.
+            while rows
+                .peek()
+                .is_some_and(|(r, n)| r.intervals.len() as u64 == *n)
+            {
+                rows.next();
+            }
+            let Some((row, _)) = rows.peek_mut() else {
+                return Err(
+                    found.corrupt("intervals.arrow", "more intervals than the threads have")
+                );
+            };
+            let state = STATES
+                .get(usize::from(state.value(i)))
+                .copied()
+                .ok_or_else(|| {
+                    found.corrupt("intervals.arrow", format!("state code {}", state.value(i)))
+                })?;
+            row.intervals.push(Interval {
+                start: start.value(i),
+                end: end.value(i),
+                state,
+            });
+        }
+    }
+    if rows.any(|(r, n)| r.intervals.len() as u64 != n) {
+        return Err(found.corrupt("intervals.arrow", "fewer intervals than the threads have"));
+    }
+    Ok(threads)
+}
+
+fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {
+    let mut out = Vec::new();
+    for b in read(found, "event_types.arrow", event_types_schema())? {
+        let name = b.column(0).as_string::<i32>();
+        let count = b.column(1).as_primitive::<UInt64Type>();
+        out.extend((0..b.num_rows()).map(|i| (name.value(i).to_string(), count.value(i))));
+    }
+    Ok(out)
+}
+
+fn read_checkpoints(found: &mut Found) -> Result<Vec<Checkpoint>, Unusable> {
+    let mut out = Vec::new();
+    for b in read(found, "checkpoints.arrow", checkpoints_schema())? {
+        let ts = b.column(0).as_primitive::<Int64Type>();
+        let skip = b.column(1).as_primitive::<UInt64Type>();
+        let cpus = b.column(2).as_list::<i32>();
+        for i in 0..b.num_rows() {
+            let list = cpus.value(i);
+            let list = list.as_primitive::<Int64Type>();
+            out.push(Checkpoint {
+                ts: ts.value(i),
+                skip: skip.value(i),
+                cpus: list.iter().collect(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn read_histogram(found: &mut Found) -> Result<Vec<u64>, Unusable> {
+    let mut out = Vec::new();
+    for b in read(found, "histogram.arrow", histogram_schema())? {
+        out.extend(b.column(0).as_primitive::<UInt64Type>().values().iter());
+    }
+    Ok(out)
+}

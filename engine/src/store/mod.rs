@@ -1,0 +1,119 @@
+//! The store: what sextant computed from a trace, kept on disk as Arrow IPC
+//! files so that opening the trace again costs a read, not a pass.
+//!
+//! A trace's store is the directory `NAME.sextant` beside it, or, when the
+//! trace's folder grants no write permission, `NAME-HASH.sextant` under the
+//! cache directory (`--cache-dir`, else `$XDG_CACHE_HOME/sextant`, else
+//! `~/.cache/sextant`). Inside it, each *unit* (the index: `index/`) is a
+//! directory of Arrow files and a `manifest.json` (format version, the
+//! trace's identity, each file's size). A unit is written under a unique
+//! temporary name and renamed into place whole, so readers and concurrent
+//! writers never see half of one; a unit whose manifest does not match (other
+//! version, trace changed, file truncated, unreadable) is not used.
+
+pub mod identity;
+pub mod index;
+mod manage;
+pub mod results;
+mod unit;
+
+use std::path::{Path, PathBuf};
+
+pub use identity::TraceIdentity;
+pub use manage::{collect_cache_garbage, UnitInfo};
+pub use unit::Unusable;
+
+/// The layout version of every unit; a unit of another version is rebuilt.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The ending of a store's directory name.
+const SUFFIX: &str = ".sextant";
+
+/// Where stores live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// For traces whose folder is read-only.
+    pub cache: PathBuf,
+}
+
+impl Places {
+    /// `cache_dir`, else `$XDG_CACHE_HOME/sextant`, else `$HOME/.cache/sextant`,
+    /// else `sextant-cache` in the temporary directory.
+    pub fn new(cache_dir: Option<PathBuf>) -> Places {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let cache = cache_dir
+            .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("sextant")))
+            .or_else(|| env("HOME").map(|d| d.join(".cache").join("sextant")))
+            .unwrap_or_else(|| std::env::temp_dir().join("sextant-cache"));
+        Places { cache }
+    }
+
+    /// The store beside the trace at `canonical` (`None` for `/`).
+    fn beside(&self, canonical: &Path) -> Option<PathBuf> {
+        let name = canonical.file_name()?;
+        let mut dir = name.to_os_string();
+        dir.push(SUFFIX);
+        Some(canonical.with_file_name(dir))
+    }
+
+    /// The store of the trace at `canonical` in the cache directory.
+    fn cached(&self, canonical: &Path) -> PathBuf {
+        let mut hash = identity::Fnv::default();
+        hash.add(canonical.as_os_str().as_encoded_bytes());
+        let name = canonical
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        self.cache.join(format!("{name}-{:016x}{SUFFIX}", hash.0))
+    }
+
+    /// The stores that may hold the trace's units, in the order looked at.
+    fn candidates(&self, canonical: &Path) -> Vec<PathBuf> {
+        self.beside(canonical)
+            .into_iter()
+            .chain(std::iter::once(self.cached(canonical)))
+            .collect()
+    }
+
+    /// Where to write: beside the trace when its folder's permissions allow
+    /// writing (checked on the mode, so that root too leaves a read-only
+    /// folder alone), else the cache directory.
+    fn for_writing(&self, canonical: &Path) -> PathBuf {
+        let beside = self.beside(canonical).filter(|b| {
+            b.parent()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .is_some_and(|m| !m.permissions().readonly())
+        });
+        beside.unwrap_or_else(|| self.cached(canonical))
+    }
+}
+
+/// The store of one trace, with the trace's identity now.
+pub struct TraceStore {
+    places: Places,
+    canonical: PathBuf,
+    identity: TraceIdentity,
+}
+
+impl TraceStore {
+    /// The store of the trace at `trace` (its identity is read now).
+    pub fn open(places: &Places, trace: &Path) -> std::io::Result<TraceStore> {
+        let identity = TraceIdentity::of(trace)?;
+        Ok(TraceStore {
+            places: places.clone(),
+            canonical: PathBuf::from(&identity.path),
+            identity,
+        })
+    }
+
+    pub fn identity(&self) -> &TraceIdentity {
+        &self.identity
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,263 @@
+//! The stored index: a round trip, and every reason not to use one (trace
+//! changed, other version, truncated, corrupt), then concurrent writers and
+//! a read-only trace folder.
+
+use std::path::{Path, PathBuf};
+
+use super::index::{Buckets, Checkpoint, IndexTables, Statistics};
+use super::{Places, TraceStore, Unusable};
+use crate::analysis::states::ThreadStates;
+use crate::run::{Pass, Work};
+
+/// A fresh directory holding a copy of scenario-a's ftrace text, and a
+/// cache directory beside it.
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let root =
+            std::env::temp_dir().join(format!("sextant-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("traces")).unwrap();
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenario-a/trace.txt");
+        std::fs::copy(fixture, root.join("traces/trace.txt")).unwrap();
+        Scratch { root }
+    }
+
+    fn trace(&self) -> PathBuf {
+        self.root.join("traces/trace.txt")
+    }
+
+    fn places(&self) -> Places {
+        Places::new(Some(self.root.join("cache")))
+    }
+
+    fn store(&self) -> TraceStore {
+        TraceStore::open(&self.places(), &self.trace()).unwrap()
+    }
+
+    /// The file `name` of the stored index beside the trace.
+    fn file(&self, name: &str) -> PathBuf {
+        self.root.join("traces/trace.txt.sextant/index").join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let traces = self.root.join("traces");
+        if let Ok(m) = std::fs::metadata(&traces) {
+            let mut p = m.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            p.set_readonly(false);
+            let _ = std::fs::set_permissions(&traces, p);
+        }
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// An index with real thread rows (from a pass) and made-up rest.
+fn tables(trace: &Path) -> IndexTables {
+    let mut states = ThreadStates::default();
+    let ran = Pass::new(&mut [&mut states])
+        .read(trace, &Work::none())
+        .unwrap();
+    IndexTables {
+        statistics: Statistics {
+            events: ran.summary.events,
+            start: ran.summary.first_ts.unwrap(),
+            end: ran.summary.last_ts,
+            warnings: vec!["a warning".to_string()],
+        },
+        threads: states.into_rows(),
+        event_types: vec![
+            ("sched_switch".to_string(), 10),
+            ("sched_wakeup".to_string(), 3),
+        ],
+        checkpoints: vec![
+            Checkpoint {
+                ts: 5,
+                skip: 0,
+                cpus: vec![None, Some(12)].into(),
+            },
+            Checkpoint {
+                ts: 9,
+                skip: 2,
+                cpus: vec![Some(1)].into(),
+            },
+        ],
+        histogram: Buckets {
+            origin: Some(5),
+            last: 90,
+            width: 4,
+            counts: vec![3, 0, 7],
+        },
+    }
+}
+
+#[test]
+fn an_index_reads_back_as_written_beside_the_trace() {
+    let s = Scratch::new("roundtrip");
+    let store = s.store();
+    assert!(IndexTables::load(&store).unwrap().is_none());
+    let t = tables(&s.trace());
+    assert!(t.threads.iter().map(|r| r.intervals.len()).sum::<usize>() > 1000);
+    let dir = t.save(&store).unwrap();
+    assert_eq!(dir, s.root.join("traces/trace.txt.sextant/index"));
+    assert_eq!(IndexTables::load(&s.store()).unwrap(), Some(t));
+}
+
+#[test]
+fn a_modified_trace_makes_the_index_stale_until_rebuilt() {
+    let s = Scratch::new("stale");
+    let t = tables(&s.trace());
+    t.save(&s.store()).unwrap();
+    // Same size, new contents and time.
+    let mut text = std::fs::read(s.trace()).unwrap();
+    text[0] ^= 1;
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    std::fs::write(s.trace(), &text).unwrap();
+    let e = IndexTables::load(&s.store()).unwrap_err();
+    assert!(matches!(e, Unusable::Stale { .. }), "{e}");
+    assert!(e.to_string().contains("was modified"), "{e}");
+    t.save(&s.store()).unwrap();
+    assert_eq!(IndexTables::load(&s.store()).unwrap(), Some(t));
+}
+
+#[test]
+fn a_truncated_table_is_not_used() {
+    let s = Scratch::new("truncated");
+    tables(&s.trace()).save(&s.store()).unwrap();
+    let path = s.file("intervals.arrow");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = IndexTables::load(&s.store()).unwrap_err();
+    assert!(matches!(e, Unusable::Truncated { .. }), "{e}");
+    assert!(e.to_string().contains("intervals.arrow"), "{e}");
+}
+
+#[test]
+fn another_format_version_is_not_used() {
+    let s = Scratch::new("version");
+    tables(&s.trace()).save(&s.store()).unwrap();
+    let path = s.file("manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["format_version"] = serde_json::json!(super::FORMAT_VERSION + 1);
+    std::fs::write(&path, v.to_string()).unwrap();
+    let e = IndexTables::load(&s.store()).unwrap_err();
+    assert!(matches!(e, Unusable::ForeignVersion { .. }), "{e}");
+}
+
+#[test]
+fn corrupt_bytes_or_manifest_are_not_used() {
+    let s = Scratch::new("corrupt");
+    tables(&s.trace()).save(&s.store()).unwrap();
+    // A flipped byte in the middle of the data, the size unchanged.
+    let path = s.file("intervals.arrow");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let e = IndexTables::load(&s.store()).unwrap_err();
+    assert!(matches!(e, Unusable::Corrupt { .. }), "{e}");
+    // A manifest that is not JSON.
+    std::fs::write(s.file("manifest.json"), b"{\"format_version\": 1, ").unwrap();
+    let e = IndexTables::load(&s.store()).unwrap_err();
+    assert!(matches!(e, Unusable::Corrupt { .. }), "{e}");
+    assert!(e.to_string().contains("manifest.json"), "{e}");
+}
+
+#[test]
+fn concurrent_writers_leave_one_whole_index() {
+    let s = Scratch::new("concurrent");
+    let t = tables(&s.trace());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..5 {
+                    t.save(&s.store()).unwrap();
+                    // Whatever a reader finds meanwhile is whole or absent.
+                    if let Some(read) = IndexTables::load(&s.store()).unwrap() {
+                        assert_eq!(read, t);
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(IndexTables::load(&s.store()).unwrap(), Some(t));
+    // No temporary or moved-aside unit is left.
+    let left: Vec<_> = std::fs::read_dir(s.root.join("traces/trace.txt.sextant"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["index"]);
+}
+
+#[test]
+fn a_read_only_trace_folder_sends_the_index_to_the_cache() {
+    let s = Scratch::new("readonly");
+    let traces = s.root.join("traces");
+    let mut p = std::fs::metadata(&traces).unwrap().permissions();
+    p.set_readonly(true);
+    std::fs::set_permissions(&traces, p).unwrap();
+    let t = tables(&s.trace());
+    let dir = t.save(&s.store()).unwrap();
+    assert!(dir.starts_with(s.root.join("cache")), "{}", dir.display());
+    assert!(!traces.join("trace.txt.sextant").exists());
+    assert_eq!(IndexTables::load(&s.store()).unwrap(), Some(t));
+}
+
+/// The periodic rt_high model of the examples.
+fn model() -> crate::analysis::model::ExecutionModel {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/examples/periodic-rt_high.json");
+    crate::analysis::model::parse_model(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn executions_read_back_as_found_and_only_for_their_model() {
+    use super::results::StoredExecutions;
+    use crate::analysis::executions::{ExecutionAnalysis, Target};
+    let s = Scratch::new("results");
+    let m = model();
+    let mut analysis = ExecutionAnalysis::new(Target::Model(Box::new(m.clone())));
+    let ran = Pass::new(&mut [&mut analysis])
+        .read(&s.trace(), &Work::none())
+        .unwrap();
+    let found = StoredExecutions {
+        executions: analysis.into_executions(),
+        summary: ran.summary,
+        warnings: ran.warnings,
+    };
+    assert!(found.executions.executions.len() > 50);
+    assert!(found.executions.executions.iter().any(|e| e.prio.is_some()));
+    let store = s.store();
+    assert!(StoredExecutions::load(&store, &m, false).unwrap().is_none());
+    found.save(&store, &m, false).unwrap().unwrap();
+    assert_eq!(
+        StoredExecutions::load(&store, &m, false).unwrap(),
+        Some(found.clone())
+    );
+    // Another model, or the same read leniently, is not answered.
+    let mut other = m.clone();
+    other.name.push('2');
+    assert!(StoredExecutions::load(&store, &other, false)
+        .unwrap()
+        .is_none());
+    assert!(StoredExecutions::load(&store, &m, true).unwrap().is_none());
+    // Listed with its model's name; collected once the trace changed.
+    let units = store.units();
+    assert_eq!(units.len(), 1, "{units:?}");
+    assert_eq!(
+        units[0].state.as_ref().unwrap().as_deref(),
+        Some("rt_high job")
+    );
+    std::fs::write(s.trace(), b"# tracer: nop\n").unwrap();
+    let store = s.store();
+    assert!(store.units()[0].state.is_err());
+    assert_eq!(store.collect_garbage().unwrap().len(), 1);
+    assert!(store.units().is_empty());
+}

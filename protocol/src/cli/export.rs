@@ -1,0 +1,96 @@
+//! `sextant export`: executions, thread states or events as a table file
+//! (Arrow IPC, Parquet, CSV) for pandas, DuckDB and the like; columns in
+//! `schemas/exports.md`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use sextant_engine::analysis::states::ThreadStates;
+use sextant_engine::export::{self, Format, TableFile};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Pass, Ran};
+
+use super::analyze::TargetArgs;
+use super::progress;
+
+#[derive(clap::Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset", "events", "states"]))]
+pub struct Request {
+    /// Trace: CTF directory, ftrace text file or BTF file.
+    pub trace: PathBuf,
+    #[command(flatten)]
+    pub what: TargetArgs,
+    /// Every event: time, name, CPU, thread, payload as JSON.
+    #[arg(long)]
+    pub events: bool,
+    /// Every thread's state intervals.
+    #[arg(long)]
+    pub states: bool,
+    /// arrow (IPC file), parquet or csv; by default from the extension of
+    /// --out (.arrow, .parquet, .csv).
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// The file to write (replaced whole once complete).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Skip malformed rows of a BTF file (counted in the warnings) instead
+    /// of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    let format = match req.format {
+        Some(f) => f,
+        None => format_of(&req.out)?,
+    };
+    let options = OpenOptions {
+        lenient: req.lenient,
+    };
+    let (rows, what, warnings) = if req.events {
+        let mut file = TableFile::create(&req.out, format, export::events::schema())?;
+        let ran = progress::shown("exporting", |work| {
+            export::events::write(&req.trace, options, &mut file, work)
+        })?;
+        file.finish()?;
+        (ran.summary.events, "events", ran.warnings)
+    } else if req.states {
+        let mut states = ThreadStates::default();
+        let Ran { warnings, .. } = progress::shown("exporting", |work| {
+            Pass::new(&mut [&mut states])
+                .options(options)
+                .read(&req.trace, work)
+        })?;
+        let mut file = TableFile::create(&req.out, format, export::states::schema())?;
+        let rows = export::states::write(&states.into_rows(), &mut file)?;
+        file.finish()?;
+        (rows, "thread state intervals", warnings)
+    } else {
+        let target = req.what.target()?;
+        let (executions, Ran { warnings, .. }) =
+            super::analyze::find(&req.trace, options, target, true)?;
+        let batch = export::executions::batch(&executions).context("building the table")?;
+        let mut file = TableFile::create(&req.out, format, batch.schema())?;
+        file.write(&batch)?;
+        file.finish()?;
+        (batch.num_rows() as u64, "executions", warnings)
+    };
+    for w in &warnings {
+        eprintln!("sextant: warning: {w}");
+    }
+    eprintln!("sextant: {rows} {what} into {}", req.out.display());
+    Ok(())
+}
+
+/// The format an output file's extension names.
+fn format_of(out: &Path) -> anyhow::Result<Format> {
+    match out.extension().and_then(|e| e.to_str()) {
+        Some("arrow") => Ok(Format::Arrow),
+        Some("parquet") => Ok(Format::Parquet),
+        Some("csv") => Ok(Format::Csv),
+        _ => bail!(
+            "--format arrow|parquet|csv is needed: {} ends in none of .arrow, .parquet, .csv",
+            out.display()
+        ),
+    }
+}

@@ -1,0 +1,71 @@
+//! `sextant store`: what a trace's stores hold (the index `serve` keeps,
+//! the executions `analyze` keeps), removing them, and removing what can
+//! no longer be used.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use sextant_engine::store::{collect_cache_garbage, Places, TraceStore};
+
+#[derive(clap::Args)]
+pub struct Request {
+    #[command(subcommand)]
+    action: Action,
+    /// The cache directory of traces whose folder is read-only (default:
+    /// $XDG_CACHE_HOME/sextant, else ~/.cache/sextant).
+    #[arg(long, value_name = "DIR", global = true)]
+    cache_dir: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Every unit stored for a trace: where, its size, usable or why not.
+    Ls { trace: PathBuf },
+    /// Remove a trace's stores.
+    Rm { trace: PathBuf },
+    /// Remove what cannot be used any more: for a trace, its units made for
+    /// another version of it or of sextant, or damaged; without one, that
+    /// for every store in the cache directory, and the stores of traces that
+    /// are gone.
+    Gc { trace: Option<PathBuf> },
+}
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    let places = Places::new(req.cache_dir);
+    let open = |trace: &PathBuf| {
+        TraceStore::open(&places, trace).with_context(|| format!("reading {}", trace.display()))
+    };
+    match req.action {
+        Action::Ls { trace } => {
+            let units = open(&trace)?.units();
+            if units.is_empty() {
+                println!("nothing stored for {}", trace.display());
+            }
+            for u in units {
+                let state = match &u.state {
+                    Ok(Some(name)) => format!("ok  {name}"),
+                    Ok(None) => "ok".to_string(),
+                    Err(e) => format!("unusable: {e}"),
+                };
+                println!("{}  {} bytes  {state}", u.dir.display(), u.bytes);
+            }
+        }
+        Action::Rm { trace } => {
+            for dir in open(&trace)?.remove()? {
+                println!("removed {}", dir.display());
+            }
+        }
+        Action::Gc { trace } => {
+            let removed = match trace {
+                Some(t) => open(&t)?.collect_garbage()?,
+                None => collect_cache_garbage(&places)
+                    .with_context(|| format!("cleaning {}", places.cache.display()))?,
+            };
+            for dir in &removed {
+                println!("removed {}", dir.display());
+            }
+            println!("{} removed", removed.len());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""First open vs reopen of a trace by `sextant serve`: the first open indexes
+the trace in one pass and stores the index (Arrow files, NAME.sextant/ beside
+the trace); a reopen, by a new server process, reads the stored index.
+
+  tests/bench/reopen.py [TRACE] [--runs N]
+
+Default trace: the large perf recording of tests/bench/record-large.sh
+(/tmp/sextant-large-ctf). Each run starts a server, opens the trace, waits
+until it is indexed, draws the thread status view (tree, then states of every
+thread at 1,000 pixels) and stops the server. Printed, best of --runs runs of
+each kind: wall time from the open request to the index's completion, the
+server's CPU time (the scheduler's run time of its threads) at that point, and its peak resident
+memory after drawing. The peer of a reopen is the first open in the same
+script (the stored index removed before each first-open run). Goal (issue
+13): reopen >= 20x faster.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tsp_latency import ROOT, SEXTANT, THREAD_STATUS, Client  # noqa: E402
+
+def cpu_seconds(pid):
+    """CPU time of the process in s, ns-exact: the scheduler's run time of
+    each of its threads (/proc/PID/task/*/schedstat), summed. The indexing
+    thread is one of the runtime's blocking pool, alive for 10 s after its
+    work, so it is counted."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except FileNotFoundError:
+            pass
+    return total / 1e9
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def one_run(trace):
+    p = subprocess.Popen(
+        [SEXTANT, "serve", "--port", "0", "--allow-root", os.path.dirname(trace)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()
+        m = re.search(r"http://([^/]+)/tsp/api", line)
+        if not m:
+            sys.exit(f"sextant serve: {line}")
+        c = Client(m.group(1))
+        cpu0 = cpu_seconds(p.pid)
+        t0 = time.perf_counter()
+        tr, _ = c.call("POST", "/traces", {"parameters": {"name": "bench", "uri": trace}})
+        ex, _ = c.call("POST", "/experiments", {"parameters": {"name": "bench", "traces": [tr["UUID"]]}})
+        exp = ex["UUID"]
+        while True:
+            e, _ = c.call("GET", f"/experiments/{exp}")
+            if e["indexingStatus"] == "COMPLETED":
+                break
+            time.sleep(0.01)
+        wall = time.perf_counter() - t0
+        cpu = cpu_seconds(p.pid) - cpu0
+        base = f"/experiments/{exp}/outputs/timeGraph/{THREAD_STATUS}"
+        tree, _ = c.call("POST", f"{base}/tree", {"parameters": {}})
+        threads = [x["id"] for x in tree["model"]["entries"]]
+        body = {"parameters": {"requested_timerange": {"start": e["start"], "end": e["end"], "nbTimes": 1000},
+                               "requested_items": threads}}
+        states, _ = c.call("POST", f"{base}/states", body)
+        assert len(states["model"]["rows"]) == len(threads), "not every thread drawn"
+        return wall, cpu, peak_rss_mb(p.pid), e["nbEvents"], len(threads)
+    finally:
+        p.kill()
+        p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("trace", nargs="?", default="/tmp/sextant-large-ctf")
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    trace = os.path.abspath(args.trace).rstrip("/")
+    if not os.path.exists(trace):
+        sys.exit(f"{trace} is missing: record it with sudo tests/bench/record-large.sh")
+    store = trace + ".sextant"
+    if not os.access(os.path.dirname(trace), os.W_OK):
+        sys.exit(f"{os.path.dirname(trace)} is not writable: the index would go to the cache directory")
+    results = {"first open": [], "reopen": []}
+    for _ in range(args.runs):
+        shutil.rmtree(os.path.join(store, "index"), ignore_errors=True)
+        results["first open"].append(one_run(trace))
+        results["reopen"].append(one_run(trace))
+    events, threads = results["reopen"][0][3], results["reopen"][0][4]
+    print(f"trace {trace}: {events} events, {threads} threads; best of {args.runs} runs each, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    best = {}
+    for kind, runs in results.items():
+        wall = min(r[0] for r in runs)
+        cpu = min(r[1] for r in runs)
+        rss = min(r[2] for r in runs)
+        best[kind] = (wall, cpu)
+        print(f"  {kind:<10}  wall {wall * 1000:9.1f} ms  cpu {cpu * 1000:9.1f} ms  "
+              f"peak RSS after drawing {rss:7.1f} MB")
+    (fw, fc), (rw, rc) = best["first open"], best["reopen"]
+    print(f"  reopen is {fw / rw:.1f}x faster (wall), {fc / rc:.1f}x less CPU (goal: 20x)")
+
+
+if __name__ == "__main__":
+    main()
