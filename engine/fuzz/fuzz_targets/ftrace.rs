@@ -8,7 +8,6 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use sextant_engine::event::{Event, EventSource};
 use sextant_engine::ftrace::FtraceReader;
 use sextant_engine::run::{Pass, Work};
 use sextant_engine::value::ValueBuilder;
