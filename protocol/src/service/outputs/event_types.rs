@@ -11,7 +11,8 @@ use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 
 use super::draw::headers;
-use crate::service::params::{range_or_all, ErrorKind, Result, ServiceError};
+use super::events::read_error;
+use crate::service::params::{range_or_all, Result};
 use crate::service::provider::{no_styles, Output, Query};
 use crate::service::reply::data;
 
@@ -67,13 +68,7 @@ fn count_in(path: &Path, from: i64, to: i64) -> Result<HashMap<String, u64>> {
             RunError::CannotSeek(_) => read(false),
             e => Err(e),
         })
-        .map_err(|e| {
-            ServiceError::new(
-                ErrorKind::Internal,
-                "Error reading the experiment",
-                format!("{}: {e}", path.display()),
-            )
-        })
+        .map_err(|e| read_error(path, e))
 }
 
 impl Output for EventTypes {

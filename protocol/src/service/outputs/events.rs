@@ -270,6 +270,15 @@ fn read_lines(
         .unwrap_or_default())
 }
 
+/// The error of a failed read of the trace at `path`.
+pub fn read_error(path: &Path, e: RunError) -> ServiceError {
+    ServiceError::new(
+        ErrorKind::Internal,
+        "Error reading the experiment",
+        format!("{}: {e}", path.display()),
+    )
+}
+
 /// `n` lines of the trace at `path` from its event number `from`.
 fn read_trace(path: &Path, ix: &TraceIndex, from: u64, n: usize) -> Result<Vec<Row>> {
     if n == 0 || from >= ix.events {
@@ -280,13 +289,7 @@ fn read_trace(path: &Path, ix: &TraceIndex, from: u64, n: usize) -> Result<Vec<R
         .then(|| ix.checkpoints.get(k))
         .flatten()
         .map(|cp| (k as u64 * CHECKPOINT_EVERY, cp));
-    let fail = |e: RunError| {
-        ServiceError::new(
-            ErrorKind::Internal,
-            "Error reading the experiment",
-            format!("{}: {e}", path.display()),
-        )
-    };
+    let fail = |e: RunError| read_error(path, e);
     match read_lines(path, from, n, checkpoint, true) {
         Ok(rows) => Ok(rows),
         // Read again from the start, stepping over what is before.
@@ -381,13 +384,7 @@ impl Traces<'_> {
             let counts = if ix.events == 0 {
                 vec![0; times.len()]
             } else {
-                count_before(&t.path, &times).map_err(|e| {
-                    ServiceError::new(
-                        ErrorKind::Internal,
-                        "Error reading the experiment",
-                        format!("{}: {e}", t.path.display()),
-                    )
-                })?
+                count_before(&t.path, &times).map_err(|e| read_error(&t.path, e))?
             };
             per_trace.push(counts);
         }
