@@ -58,10 +58,7 @@ pub fn experiment_lanes(q: &Query<'_>) -> Result<Vec<Arc<Option<BtfLanes>>>> {
 
 /// One kind of lane of every trace, numbered from 0 across the traces:
 /// (first id of the trace, its lanes).
-fn numbered<'a>(
-    all: &'a [Arc<Option<BtfLanes>>],
-    pick: fn(&BtfLanes) -> &Lanes,
-) -> Vec<(i64, &'a Lanes)> {
+fn numbered(all: &[Arc<Option<BtfLanes>>], pick: fn(&BtfLanes) -> &Lanes) -> Vec<(i64, &Lanes)> {
     let mut next = 0i64;
     let mut out = Vec::new();
     for l in all.iter().filter_map(|l| l.as_ref().as_ref()) {
