@@ -35,17 +35,63 @@ pub struct Class {
 /// Class ids of one target type, by action.
 type ByAction = HashMap<Box<[u8]>, u32>;
 
+/// Slots of the class cache (a power of two).
+const SLOTS: usize = 64;
+
 /// Classes by (type, action), numbered from 0 in order of appearance.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Classes {
     by_type: HashMap<Box<[u8]>, ByAction>,
     classes: Vec<Class>,
+    /// Class ids by a cheap hash of (type, action), checked against the
+    /// class's name: a trace has a few dozen classes, and hashing both
+    /// names fully for every row cost more than the rest of the lookup.
+    cache: [u32; SLOTS],
+}
+
+impl Default for Classes {
+    fn default() -> Self {
+        Classes {
+            by_type: HashMap::default(),
+            classes: Vec::new(),
+            cache: [u32::MAX; SLOTS],
+        }
+    }
+}
+
+/// The cache slot of (type, action): their lengths and end bytes.
+fn slot(target_type: &[u8], action: &[u8]) -> usize {
+    let end = |b: &[u8]| b.last().map_or(0, |&c| usize::from(c));
+    let first = |b: &[u8]| b.first().map_or(0, |&c| usize::from(c));
+    (target_type.len() * 7
+        + first(target_type) * 3
+        + action.len() * 5
+        + first(action)
+        + end(action) * 11)
+        % SLOTS
+}
+
+/// Whether `name` is `<type>_<action>`.
+fn named(name: &str, target_type: &[u8], action: &[u8]) -> bool {
+    let n = name.as_bytes();
+    n.len() == target_type.len() + 1 + action.len()
+        && n.starts_with(target_type)
+        && n[target_type.len()] == b'_'
+        && n.ends_with(action)
 }
 
 impl Classes {
     pub fn id(&mut self, target_type: &[u8], action: &[u8]) -> u32 {
-        if let Some(id) = self.by_type.get(target_type).and_then(|a| a.get(action)) {
-            return *id;
+        let k = slot(target_type, action);
+        let cached = self.cache[k];
+        if let Some(c) = self.classes.get(cached as usize) {
+            if named(&c.name, target_type, action) {
+                return cached;
+            }
+        }
+        if let Some(&id) = self.by_type.get(target_type).and_then(|a| a.get(action)) {
+            self.cache[k] = id;
+            return id;
         }
         let id = self.classes.len() as u32;
         let ty = EntityType::of(target_type);
@@ -72,6 +118,7 @@ impl Classes {
             .entry(target_type.into())
             .or_default()
             .insert(action.into(), id);
+        self.cache[k] = id;
         id
     }
 
@@ -96,6 +143,16 @@ mod tests {
         assert_eq!(c.get(b).kind, ClassKind::Runnable(RunnableAction::Start));
         let s = c.id(b"STI", b"trigger");
         assert_eq!(c.get(s).kind, ClassKind::Trigger);
+        // Many classes sharing cache slots still get their own ids.
+        let mut ids = Vec::new();
+        for a in 0..200u32 {
+            ids.push(c.id(b"X", a.to_string().as_bytes()));
+        }
+        for a in 0..200u32 {
+            assert_eq!(c.id(b"X", a.to_string().as_bytes()), ids[a as usize]);
+            assert_eq!(&*c.get(ids[a as usize]).name, format!("X_{a}"));
+        }
+        assert_eq!(c.id(b"T", b"preempt"), a);
         let o = c.id(b"IB", b"start");
         assert_eq!(
             (&*c.get(o).name, c.get(o).kind),

@@ -13,6 +13,7 @@ pub mod classes;
 mod error;
 pub mod header;
 pub mod instances;
+pub mod lanes;
 pub mod model;
 pub mod names;
 pub mod os;
@@ -45,6 +46,16 @@ pub fn looks_like_btf(head: &[u8]) -> bool {
         return matches!(name, "version" | "creator" | "creationDate" | "timeScale");
     }
     std::iter::once(first).chain(lines).take(3).all(row_shaped)
+}
+
+/// Whether `path` is a file whose start looks like BTF.
+pub fn is_btf_file(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    path.is_file() && looks_like_btf(&head[..n])
 }
 
 fn row_shaped(line: &str) -> bool {

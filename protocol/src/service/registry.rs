@@ -12,6 +12,10 @@ use uuid::Uuid;
 use super::configs::Store;
 use super::executions::ExecutionModels;
 use super::explain::Explanations;
+use super::outputs::btf_events::BTF_EVENTS;
+use super::outputs::btf_semaphores::BTF_SEMAPHORES;
+use super::outputs::btf_signals::BtfSignals;
+use super::outputs::btf_tasks::BTF_TASKS;
 use super::outputs::event_types::EventTypes;
 use super::outputs::events::EventsTable;
 use super::outputs::histogram::Histogram;
@@ -38,6 +42,10 @@ impl Registry {
             Arc::new(Histogram),
             Arc::new(EventsTable::default()),
             Arc::new(EventTypes),
+            Arc::new(BTF_TASKS),
+            Arc::new(BTF_SEMAPHORES),
+            Arc::new(BTF_EVENTS),
+            Arc::new(BtfSignals),
         ];
         let kinds: Vec<Arc<dyn ConfigKind>> =
             vec![Arc::new(ExecutionModels), Arc::new(Explanations)];

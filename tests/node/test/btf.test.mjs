@@ -2,7 +2,10 @@
 // as the VS Code Trace Viewer shows it: the FreeRTOS 4-core trace's task
 // status per core (running intervals checked against `sextant analyze
 // --preset running`) and the TA Simulator trace's task instances in the
-// Comparison View (checked against `sextant analyze` with the same model).
+// Comparison View (checked against `sextant analyze` with the same model);
+// the BTF outputs of the TA Simulator trace (runnables nested in their
+// tasks, semaphores, signals) checked against the file's rows split on
+// commas.
 // Skipped when ../shared/traces/btf is absent.
 
 import { after, before, describe, it } from 'node:test';
@@ -121,5 +124,55 @@ describe('BTF traces in the viewer', { skip: !existsSync(FREERTOS) && 'no ../sha
         assert.equal(sums.running ?? 0n, BigInt(longest.running), JSON.stringify(sums, (_, v) => `${v}`));
         assert.equal(sums.preempted ?? 0n, BigInt(longest.preempted));
         assert.equal(sums.waiting_cpu ?? 0n, BigInt(longest.waiting));
+    });
+    it('runnables, semaphores and signals of the TA Simulator trace', async () => {
+        const exp = await openExperiment(client, 'ta-simulator-btf', TA);
+        const rows = readFileSync(TA, 'utf8').split('\n')
+            .filter(l => l && !l.startsWith('#')).map(l => l.split(',').map(f => f.trim()));
+        const outputs = model(await client.experimentOutputs(exp.UUID), 'outputs');
+        for (const id of ['sextant.btf.tasks', 'sextant.btf.semaphores', 'sextant.btf.os-events', 'sextant.btf.signals']) {
+            assert.ok(outputs.some(o => o.id === id), `${id} among ${outputs.map(o => o.id)}`);
+        }
+        // Runnables nested under the task that ran them: each runnable's
+        // running bars are its start and resume rows.
+        const tree = await poll(() => client.fetchTimeGraphTree(exp.UUID, 'sextant.btf.tasks',
+            QueryHelper.timeRangeQuery(exp.start, exp.end)), 'tasks tree');
+        const byId = new Map(tree.entries.map(e => [e.id, e]));
+        const nested = tree.entries.filter(e => e.parentId !== -1);
+        assert.ok(nested.length > 10, `${nested.length} runnables`);
+        const starts = new Map();
+        for (const f of rows.filter(f => f[3] === 'R' && (f[6] === 'start' || f[6] === 'resume'))) {
+            const key = `${f[1]}/${f[4]}`;
+            starts.set(key, (starts.get(key) ?? 0) + 1);
+        }
+        assert.equal(nested.length, starts.size);
+        const runnable = nested.reduce((a, b) =>
+            (starts.get(`${byId.get(b.parentId).labels[0]}/${b.labels[0]}`) ?? 0)
+            > (starts.get(`${byId.get(a.parentId).labels[0]}/${a.labels[0]}`) ?? 0) ? b : a);
+        const states = await poll(() => client.fetchTimeGraphStates(exp.UUID, 'sextant.btf.tasks',
+            QueryHelper.selectionTimeRangeQuery(exp.start, exp.end, [runnable.id])), 'runnable states');
+        const running = states.rows[0].states.filter(s => s.style.parentKey === 'running');
+        assert.equal(running.length, starts.get(`${byId.get(runnable.parentId).labels[0]}/${runnable.labels[0]}`));
+        // Semaphores: the tasks assigned each one are its nested rows.
+        const sems = await poll(() => client.fetchTimeGraphTree(exp.UUID, 'sextant.btf.semaphores',
+            QueryHelper.timeRangeQuery(exp.start, exp.end)), 'semaphores tree');
+        const users = new Set(rows.filter(f => f[3] === 'SEM' && f[1] !== f[4]).map(f => `${f[4]}/${f[1]}`));
+        const semById = new Map(sems.entries.map(e => [e.id, e]));
+        const drawn = new Set(sems.entries.filter(e => e.parentId !== -1)
+            .map(e => `${semById.get(e.parentId).labels[0]}/${e.labels[0]}`));
+        assert.deepEqual([...drawn].sort(), [...users].sort());
+        // Signals: one series per signal written, the values written.
+        const written = new Set(rows.filter(f => f[3] === 'SIG' && f[6] === 'write').map(f => f[4]));
+        const xyTree = await poll(() => client.fetchXYTree(exp.UUID, 'sextant.btf.signals',
+            QueryHelper.timeRangeQuery(exp.start, exp.end)), 'signals tree');
+        assert.deepEqual(xyTree.entries.map(e => e.labels[0]).sort(), [...written].sort());
+        const xy = await poll(() => client.fetchXY(exp.UUID, 'sextant.btf.signals',
+            QueryHelper.selectionTimeRangeQuery(exp.start, exp.end, 100, xyTree.entries.map(e => e.id))), 'signals');
+        assert.equal(xy.series.length, written.size);
+        const values = new Set(rows.filter(f => f[3] === 'SIG' && f[6] === 'write').map(f => Number(f[7])));
+        for (const series of xy.series) {
+            assert.ok(series.yValues.length > 50, `${series.seriesName}: ${series.yValues.length} points`);
+            for (const y of series.yValues) assert.ok(values.has(y), `${y} was written`);
+        }
     });
 });
