@@ -18,7 +18,8 @@ Each command runs --runs times (default 3); the figure kept is the least CPU tim
 peak RSS. Ratios compare events per CPU-second, except for the --jobs N rows,
 which compare events per wall-clock second with the same command on one thread
 (the load average is printed: other work on the machine takes cores from them).
-Prints a table; exits non-zero only when a command fails.
+Prints a table; exits non-zero only when a command fails. SEXTANT_BIN names
+another sextant binary than target/release/sextant (e.g. a copy to compare).
 """
 
 import argparse
@@ -31,7 +32,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-SEXTANT = os.path.join(ROOT, "target", "release", "sextant")
+SEXTANT = os.environ.get("SEXTANT_BIN", os.path.join(ROOT, "target", "release", "sextant"))
 
 
 def default_traces():
