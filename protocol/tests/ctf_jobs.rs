@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{repo_root, sextant, shared_dir};
+use common::{repo_root, sextant, shared_dir, subdirs};
 
 /// `dump --format jsonl` with `--jobs 1` and with more: same stdout, same
 /// stderr, same exit status. Returns the number of lines.
@@ -39,16 +39,6 @@ fn same_output(trace: &Path) -> usize {
         );
     }
     one.1.iter().filter(|&&b| b == b'\n').count()
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
 }
 
 #[test]
