@@ -23,6 +23,17 @@ pub struct OpenOptions {
     /// Skip malformed rows of a text trace (BTF), counted in the warnings,
     /// instead of stopping at the first.
     pub lenient: bool,
+    /// Threads framing CTF packets (`None`: one per core; see
+    /// `CtfReader::with_jobs`).
+    pub jobs: Option<std::num::NonZeroUsize>,
+}
+
+impl OpenOptions {
+    fn jobs(&self) -> usize {
+        self.jobs
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, |n| n.get())
+    }
 }
 
 /// Work to do with a reader, whatever its concrete type.
@@ -46,13 +57,17 @@ impl AnyReader {
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<AnyReader, ReadError> {
         if path.is_dir() {
             return Ok(AnyReader::Ctf(
-                CtfReader::open(path).map_err(ReadError::new)?,
+                CtfReader::open(path)
+                    .map_err(ReadError::new)?
+                    .with_jobs(options.jobs()),
             ));
         }
         if path.file_name().is_some_and(|n| n == "metadata") {
             let dir = path.parent().unwrap_or(Path::new("."));
             return Ok(AnyReader::Ctf(
-                CtfReader::open(dir).map_err(ReadError::new)?,
+                CtfReader::open(dir)
+                    .map_err(ReadError::new)?
+                    .with_jobs(options.jobs()),
             ));
         }
         let mut head = [0u8; 4096];

@@ -6,9 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{repo_root, shared_dir};
+use common::{repo_root, shared_dir, subdirs};
 use sextant_engine::ctf::crosscheck::{check, CheckError, Report};
 
 fn assert_agrees(dir: &Path) -> Report {
@@ -16,16 +16,6 @@ fn assert_agrees(dir: &Path) -> Report {
     assert!(report.events > 0, "{}: no events", dir.display());
     assert_eq!(report.failed_streams, 0, "{}", dir.display());
     report
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
 }
 
 #[test]

@@ -3,7 +3,9 @@
 
   tests/bench/bench.py read    [TRACE...]   CTF reading: babeltrace2 -o dummy vs
                                             sextant dump --format none (every field
-                                            decoded) and --no-payload (names, times)
+                                            decoded) and --no-payload (names, times),
+                                            on one thread (--jobs 1) and on --jobs N
+                                            (default: one per core)
   tests/bench/bench.py analyze [TRACE...]   matching overhead: sextant dump --format
                                             none vs sextant analyze with two-event
                                             models, same_tid and different_tids
@@ -13,8 +15,11 @@ trace recorded by tests/bench/record-large.sh (/tmp/sextant-large-ctf, if presen
 
 Each command runs --runs times (default 3); the figure kept is the least CPU time
 (user + sys, which a loaded machine disturbs less than wall time) and the largest
-peak RSS. Ratios compare events per CPU-second. Prints a table; exits non-zero
-only when a command fails.
+peak RSS. Ratios compare events per CPU-second, except for the --jobs N rows,
+which compare events per wall-clock second with the same command on one thread
+(the load average is printed: other work on the machine takes cores from them).
+Prints a table; exits non-zero only when a command fails. SEXTANT_BIN names
+another sextant binary than target/release/sextant (e.g. a copy to compare).
 """
 
 import argparse
@@ -23,10 +28,11 @@ import shutil
 import subprocess
 import sys
 import json
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-SEXTANT = os.path.join(ROOT, "target", "release", "sextant")
+SEXTANT = os.environ.get("SEXTANT_BIN", os.path.join(ROOT, "target", "release", "sextant"))
 
 
 def default_traces():
@@ -58,18 +64,27 @@ GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 def measure(cmd, runs):
     """Least CPU seconds, largest peak RSS (KiB), and the last stdout."""
-    best_cpu, max_rss, out = None, 0, b""
+    cpu, _, rss, out = measure_wall(cmd, runs)
+    return cpu, rss, out
+
+
+def measure_wall(cmd, runs):
+    """Least CPU seconds, least wall seconds, largest peak RSS (KiB), last stdout."""
+    best_cpu, best_wall, max_rss, out = None, None, 0, b""
     for _ in range(runs):
+        t0 = time.monotonic()
         full = [GNU_TIME, "-f", "%M", *cmd] if GNU_TIME else cmd
         p = RusagePopen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = p.communicate()
+        wall = time.monotonic() - t0
+        best_wall = wall if best_wall is None else min(best_wall, wall)
         if p.returncode != 0:
             sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{err.decode(errors='replace')}")
         cpu = p.rusage.ru_utime + p.rusage.ru_stime
         best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
         rss = int(err.split()[-1]) if GNU_TIME else p.rusage.ru_maxrss
         max_rss = max(max_rss, rss)
-    return best_cpu, max_rss, out
+    return best_cpu, best_wall, max_rss, out
 
 
 def count_events(trace):
@@ -84,18 +99,21 @@ def row(label, events, cpu, rss, ref_rate=None):
     return rate
 
 
-def bench_read(traces, runs):
+def bench_read(traces, runs, jobs):
     if not shutil.which("babeltrace2"):
         sys.exit("babeltrace2 is needed as the peer (apt-get install babeltrace2)")
     for t in traces:
         n = count_events(t)
-        print(f"\n{t}: {n:,} events")
+        print(f"\n{t}: {n:,} events (load average {os.getloadavg()[0]:.1f})")
         cpu, rss, _ = measure(["babeltrace2", "-o", "dummy", t], runs)
         ref = row("babeltrace2 -o dummy", n, cpu, rss)
-        cpu, rss, _ = measure([SEXTANT, "dump", t, "--format", "none"], runs)
-        row("sextant dump --format none (all fields)", n, cpu, rss, ref)
-        cpu, rss, _ = measure([SEXTANT, "dump", t, "--format", "none", "--no-payload"], runs)
-        row("sextant dump --no-payload (names, times)", n, cpu, rss, ref)
+        for label, extra in [("all fields", []), ("names, times", ["--no-payload"])]:
+            cmd = [SEXTANT, "dump", t, "--format", "none", *extra]
+            cpu, wall1, rss, _ = measure_wall([*cmd, "--jobs", "1"], runs)
+            row(f"sextant --jobs 1 ({label})", n, cpu, rss, ref)
+            cpu, wall, rss, _ = measure_wall([*cmd, "--jobs", str(jobs)], runs)
+            row(f"sextant --jobs {jobs} ({label})", n, cpu, rss, ref)
+            print(f"  {'':<44} wall {wall1:.3f} s on one thread, {wall:.3f} s on {jobs}: {wall1 / wall:.2f}x events/s")
 
 
 MODELS = {
@@ -128,6 +146,7 @@ def main():
     ap.add_argument("what", choices=["read", "analyze"])
     ap.add_argument("traces", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads of the parallel rows (read)")
     a = ap.parse_args()
     if not os.path.exists(SEXTANT):
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
@@ -138,7 +157,7 @@ def main():
     if not GNU_TIME:
         print("(peak RSS includes this script's own: install GNU time for exact figures)")
     if a.what == "read":
-        bench_read(traces, a.runs)
+        bench_read(traces, a.runs, a.jobs)
     else:
         bench_analyze(traces, a.runs)
 

@@ -18,6 +18,56 @@ struct Placed {
     /// Index of the member in the payload structure (for its name).
     member: usize,
     kind: Scalarish,
+    /// An integer or float of 1, 2, 4 or 8 bytes on a byte boundary of its
+    /// run: its width in bytes.
+    whole: Option<u8>,
+}
+
+impl Placed {
+    /// The value of this field in a run starting at bit `base` (at byte
+    /// `byte` when that is a whole byte). The caller checked the run's bounds.
+    #[inline(always)]
+    fn read<'d>(&self, data: &'d [u8], base: u64, byte: Option<usize>) -> Scalar<'d> {
+        let at = base + self.offset;
+        let (bits, order) = match self.kind {
+            Scalarish::Int { bits, order, .. } | Scalarish::Float { bits, order } => (bits, order),
+            Scalarish::Text { bytes } => {
+                let s = (at / 8) as usize;
+                let b = &data[s..s + bytes as usize];
+                return Scalar::Str(memchr::memchr(0, b).map_or(b, |z| &b[..z]));
+            }
+        };
+        let raw = match (self.whole, byte) {
+            (Some(n), Some(b)) => whole(data, b + (self.offset / 8) as usize, n, order),
+            _ => read_bits(data, at, bits, order),
+        };
+        match self.kind {
+            Scalarish::Int { signed: false, .. } => Scalar::Unsigned(raw),
+            Scalarish::Int { signed: true, .. } => {
+                let s = 64 - bits as u32;
+                Scalar::Signed(((raw << s) as i64) >> s)
+            }
+            Scalarish::Float { bits: 32, .. } => Scalar::Float(f32::from_bits(raw as u32) as f64),
+            _ => Scalar::Float(f64::from_bits(raw)),
+        }
+    }
+}
+
+/// An unsigned integer of `n` (1, 2, 4 or 8) bytes at byte `at`.
+#[inline(always)]
+fn whole(data: &[u8], at: usize, n: u8, order: ByteOrder) -> u64 {
+    fn take<const N: usize>(data: &[u8], at: usize) -> [u8; N] {
+        data[at..at + N].try_into().expect("N bytes")
+    }
+    match (n, order) {
+        (1, _) => data[at] as u64,
+        (2, ByteOrder::Little) => u16::from_le_bytes(take(data, at)) as u64,
+        (2, ByteOrder::Big) => u16::from_be_bytes(take(data, at)) as u64,
+        (4, ByteOrder::Little) => u32::from_le_bytes(take(data, at)) as u64,
+        (4, ByteOrder::Big) => u32::from_be_bytes(take(data, at)) as u64,
+        (_, ByteOrder::Little) => u64::from_le_bytes(take(data, at)),
+        (_, ByteOrder::Big) => u64::from_be_bytes(take(data, at)),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,6 +145,7 @@ impl FlatPayload {
                         offset: 0,
                         member: i,
                         kind,
+                        whole: None,
                     });
                     push_run(&mut ops, m.ty.align, bits, placed);
                 }
@@ -149,38 +200,12 @@ impl FlatPayload {
                     fields,
                 } => {
                     let base = run_start(cur, *align, *bits)?;
+                    // A run that starts on a byte reads its byte-sized fields
+                    // as whole words, without shifts or masks.
+                    let byte = (base % 8 == 0).then_some((base / 8) as usize);
                     for f in fields {
-                        let at = base + f.offset;
                         let name = Some(&*members[f.member].name);
-                        let v = match f.kind {
-                            Scalarish::Int {
-                                bits,
-                                signed: false,
-                                order,
-                            } => Scalar::Unsigned(read_bits(cur.data, at, bits, order)),
-                            Scalarish::Int {
-                                bits,
-                                signed: true,
-                                order,
-                            } => {
-                                let raw = read_bits(cur.data, at, bits, order);
-                                let s = 64 - bits as u32;
-                                Scalar::Signed(((raw << s) as i64) >> s)
-                            }
-                            Scalarish::Float { bits: 32, order } => Scalar::Float(f32::from_bits(
-                                read_bits(cur.data, at, 32, order) as u32,
-                            )
-                                as f64),
-                            Scalarish::Float { order, .. } => {
-                                Scalar::Float(f64::from_bits(read_bits(cur.data, at, 64, order)))
-                            }
-                            Scalarish::Text { bytes } => {
-                                let s = (at / 8) as usize;
-                                let b = &cur.data[s..s + bytes as usize];
-                                Scalar::Str(memchr::memchr(0, b).map_or(b, |z| &b[..z]))
-                            }
-                        };
-                        sink.scalar(name, v);
+                        sink.scalar(name, f.read(cur.data, base, byte));
                     }
                     cur.pos = base + bits;
                 }
@@ -210,7 +235,7 @@ fn run_start(cur: &Cursor<'_>, align: u32, bits: u64) -> Result<u64, DecodeError
 fn string<'d>(cur: &mut Cursor<'d>) -> Result<&'d [u8], DecodeError> {
     let start = align_up(cur.pos, 8);
     let (s, e) = ((start / 8) as usize, (cur.end / 8) as usize);
-    let Some(len) = cur.data.get(s..e).and_then(|b| memchr::memchr(0, b)) else {
+    let Some(len) = cur.data.get(s..e).and_then(find_nul) else {
         return Err(DecodeError {
             bit: cur.pos,
             message: "string without terminating null byte before the end of the packet content"
@@ -219,6 +244,28 @@ fn string<'d>(cur: &mut Cursor<'d>) -> Result<&'d [u8], DecodeError> {
     };
     cur.pos = start + (len as u64 + 1) * 8;
     Ok(&cur.data[s..s + len])
+}
+
+/// The first null byte of `b`. Strings in traces are mostly short (thread
+/// names): the first 16 bytes are looked at a word at a time before handing
+/// the rest to `memchr`, whose setup costs more than such a string.
+#[inline(always)]
+fn find_nul(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    if let Some(words) = b.get(..16) {
+        for (i, w) in words.chunks_exact(8).enumerate() {
+            let x = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            // The lowest flagged byte is the first zero (flags above it may be
+            // false, from the borrow, but never below).
+            let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+            if zero != 0 {
+                return Some(i * 8 + (zero.trailing_zeros() / 8) as usize);
+            }
+        }
+        return memchr::memchr(0, &b[16..]).map(|n| n + 16);
+    }
+    memchr::memchr(0, b)
 }
 
 #[cold]
@@ -243,7 +290,11 @@ fn push_run(ops: &mut Vec<Op>, align: u32, bits: u64, placed: Option<Placed>) {
     {
         if align <= *a {
             let offset = align_up(*b, align);
-            fields.extend(placed.map(|p| Placed { offset, ..p }));
+            fields.extend(placed.map(|p| Placed {
+                offset,
+                whole: whole_bytes(offset, p.kind),
+                ..p
+            }));
             *b = offset + bits;
             return;
         }
@@ -251,8 +302,25 @@ fn push_run(ops: &mut Vec<Op>, align: u32, bits: u64, placed: Option<Placed>) {
     ops.push(Op::Run {
         align,
         bits,
-        fields: placed.into_iter().collect(),
+        fields: placed
+            .map(|p| Placed {
+                whole: whole_bytes(0, p.kind),
+                ..p
+            })
+            .into_iter()
+            .collect(),
     });
+}
+
+fn whole_bytes(offset: u64, kind: Scalarish) -> Option<u8> {
+    match kind {
+        Scalarish::Int { bits, .. } | Scalarish::Float { bits, .. }
+            if offset % 8 == 0 && matches!(bits, 8 | 16 | 32 | 64) =>
+        {
+            Some(bits / 8)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -323,6 +391,25 @@ mod tests {
         let short = &d[..d.len() - 1];
         let mut cur = Cursor::new(short, 0, short.len() as u64 * 8);
         assert!(plan.skip(&mut cur).is_err());
+    }
+
+    #[test]
+    fn nul_found_at_every_position() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut b = vec![b'x'; len];
+                if at < len {
+                    b[at] = 0;
+                    // A byte after the first null must not matter.
+                    b[len - 1] = 0;
+                }
+                let want = b.iter().position(|&c| c == 0);
+                assert_eq!(find_nul(&b), want, "len {len}, null at {at}");
+            }
+        }
+        // 0x01 after a zero byte: the borrow flags it falsely, above the zero.
+        let b = [b'a', 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
+        assert_eq!(find_nul(&b), Some(1));
     }
 
     #[test]

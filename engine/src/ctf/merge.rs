@@ -5,10 +5,12 @@
 //! earliest, which is the common case (packets are long runs of one CPU).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::error::CtfError;
+use super::parallel::Pool;
 use super::stream::{EventRef, StreamFile};
 use super::trace::{find_traces, CtfTrace};
 
@@ -68,6 +70,54 @@ impl CtfReader {
             last_ts: i64::MIN,
             warnings: Warnings::default(),
         })
+    }
+
+    /// Frames packets on `jobs` threads (when above 1) while this one
+    /// merges and decodes payloads: the same events in the same order.
+    /// Streams whose packets do not all give their first timestamp are
+    /// framed here, in order. Call before reading: a seek goes back to
+    /// framing every stream here.
+    pub fn with_jobs(mut self, jobs: usize) -> CtfReader {
+        if jobs <= 1 || self.started {
+            return self;
+        }
+        let mut all = Vec::new();
+        let mut per_stream = Vec::new();
+        for (i, s) in self.streams.iter_mut().enumerate() {
+            let Some((jobs, failed)) = s.scan() else {
+                continue;
+            };
+            let first = all.len();
+            for job in jobs {
+                let ns = match job.layout.streams[job.stream_class].clock {
+                    Some(c) => job.layout.clocks[c].ns_from_origin(job.clock),
+                    None => job.clock as i64,
+                };
+                all.push(((ns, i, job.info.offset), job));
+            }
+            per_stream.push((i, first..all.len(), failed));
+        }
+        if all.is_empty() {
+            return self;
+        }
+        // Claimed in time order; each stream takes its own in file order.
+        let mut order: Vec<usize> = (0..all.len()).collect();
+        order.sort_by_key(|&k| all[k].0);
+        let mut rank = vec![0; all.len()];
+        for (r, &k) in order.iter().enumerate() {
+            rank[k] = r;
+        }
+        let mut slots: Vec<_> = all.into_iter().map(|(_, job)| Some(job)).collect();
+        let jobs_in_order = order
+            .iter()
+            .map(|&k| slots[k].take().expect("once"))
+            .collect();
+        let pool = Arc::new(Pool::start(jobs_in_order, jobs));
+        for (i, range, failed) in per_stream {
+            let mine: VecDeque<usize> = range.map(|k| rank[k]).collect();
+            self.streams[i].feed_from(Arc::clone(&pool), mine, failed);
+        }
+        self
     }
 
     pub fn traces(&self) -> &[CtfTrace] {

@@ -9,10 +9,12 @@ pub mod crosscheck;
 pub mod decode;
 mod error;
 mod flat;
+mod frame;
 mod header;
 pub mod layout;
 mod merge;
 pub mod metadata;
+mod parallel;
 mod stream;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;

@@ -7,6 +7,7 @@
 //! size.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,9 @@ use crate::value::{Scalar, Sink};
 
 use super::decode::{self, Cursor, DecodeError, State};
 use super::error::CtfError;
+use super::frame::{self, Framed};
 use super::layout::{EventClass, Layout, StreamClass};
+use super::parallel::{Job, Pool};
 use super::types::FieldType;
 
 const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
@@ -40,24 +43,17 @@ pub struct PacketInfo {
     pub ts_end: Option<u64>,
 }
 
-/// The event a stream is positioned on.
-#[derive(Debug, Clone, Copy)]
-struct Current {
-    class: u64,
-    /// Clock value in cycles.
-    cycles: u64,
-    ns: i64,
-    event_context: u64,
-    payload: u64,
-}
+/// Events framed at once: enough to amortise the loop's setup, few enough
+/// that the buffer stays small (48 bytes an event).
+const BATCH: usize = 1024;
 
 pub struct StreamFile {
     path: PathBuf,
     file_len: u64,
     layout: Arc<Layout>,
     trace: usize,
-    /// The whole file (`None` when empty).
-    map: Option<Mmap>,
+    /// The whole file (`None` when empty), shared with framing threads.
+    map: Option<Arc<Mmap>>,
     /// Bytes of `map` that hold the current packet.
     data: Range<usize>,
     packet: PacketInfo,
@@ -67,8 +63,17 @@ pub struct StreamFile {
     pos: u64,
     clock: u64,
     slots: Vec<Cell<i64>>,
-    current: Option<Current>,
+    /// Events framed ahead in the current packet, and the next one to yield.
+    batch: Vec<Framed>,
+    next: usize,
+    /// The error that stopped framing, returned once the batch is used up.
+    pending: Option<DecodeError>,
+    /// Per stream class: whether decoding must replay the header (`frame::needs_replay`).
+    replay: Vec<bool>,
+    current: Option<Framed>,
     in_packet: bool,
+    /// With `--jobs`: packets framed by a pool instead of here.
+    feed: Option<Feed>,
     /// Highest `events_discarded` seen: the counter is cumulative per stream.
     pub discarded: u64,
 }
@@ -118,7 +123,7 @@ impl StreamFile {
         // would for any reader of a file that shrinks: we accept that).
         let map = match file_len {
             0 => None,
-            _ => Some(unsafe { Mmap::map(&file) }.map_err(io)?),
+            _ => Some(Arc::new(unsafe { Mmap::map(&file) }.map_err(io)?)),
         };
         let slot_count = layout
             .streams
@@ -126,6 +131,7 @@ impl StreamFile {
             .map(|s| s.slot_count)
             .max()
             .unwrap_or(0);
+        let replay = layout.streams.iter().map(frame::needs_replay).collect();
         Ok(StreamFile {
             path: path.to_path_buf(),
             file_len,
@@ -138,8 +144,13 @@ impl StreamFile {
             pos: 0,
             clock: 0,
             slots: vec![Cell::new(0); slot_count],
+            batch: Vec::new(),
+            next: 0,
+            pending: None,
+            replay,
             current: None,
             in_packet: false,
+            feed: None,
             discarded: 0,
         })
     }
@@ -275,6 +286,9 @@ impl StreamFile {
         self.release(self.data.clone());
         self.in_packet = false;
         self.current = None;
+        self.reset_batch();
+        // After a seek the stream frames its packets itself.
+        self.feed = None;
         self.next_packet = 0;
         while self.next_packet < self.file_len {
             let offset = self.next_packet;
@@ -383,94 +397,152 @@ impl StreamFile {
     }
 
     /// Moves to the next event; false at the end of the stream.
+    #[inline]
     pub fn advance(&mut self) -> Result<bool, CtfError> {
-        if !self.in_packet || self.pos >= self.packet.content_bits {
-            self.in_packet = false;
-            if !self.next_packet()? {
-                self.current = None;
-                return Ok(false);
-            }
+        if let Some(&f) = self.batch.get(self.next) {
+            self.next += 1;
+            self.current = Some(f);
+            return Ok(true);
         }
-        match self.decode_event() {
-            Ok((current, next)) => {
-                self.clock = current.cycles;
-                self.pos = next;
-                self.current = Some(current);
-                Ok(true)
+        self.refill()
+    }
+
+    fn reset_batch(&mut self) {
+        self.batch.clear();
+        self.next = 0;
+        self.pending = None;
+    }
+
+    /// Frames the next events once the batch is used up: an error met while
+    /// framing comes out here, after the events before it.
+    #[inline(never)]
+    fn refill(&mut self) -> Result<bool, CtfError> {
+        if let Some(e) = &self.pending {
+            return Err(self.decode_error(e.clone()));
+        }
+        loop {
+            if self.in_packet && self.pos < self.packet.content_bits {
+                self.frame_batch();
+            } else {
+                self.in_packet = false;
+                let more = match self.feed.is_some() {
+                    true => self.take_fed()?,
+                    false => {
+                        self.next_packet()? && {
+                            self.frame_batch();
+                            true
+                        }
+                    }
+                };
+                if !more {
+                    self.current = None;
+                    return Ok(false);
+                }
             }
-            Err(e) => Err(self.decode_error(e)),
+            if let Some(&f) = self.batch.first() {
+                self.next = 1;
+                self.current = Some(f);
+                return Ok(true);
+            }
+            if let Some(e) = &self.pending {
+                return Err(self.decode_error(e.clone()));
+            }
         }
     }
 
-    /// Decodes the event at `pos`: header, contexts skipped, payload located
-    /// and skipped. Returns the event and where the next one starts.
-    #[inline]
-    fn decode_event(&self) -> Result<(Current, u64), DecodeError> {
-        let start = self.pos;
-        let sc = &self.layout.streams[self.packet.stream];
-        let mut cur = Cursor::new(self.bytes(), start, self.packet.content_bits);
-        let mut st = State {
-            slots: &self.slots,
-            event_id: None,
-            clock: self.clock,
-        };
-        match (&sc.header_plan, &sc.event_header) {
-            (Some(plan), _) => {
-                let h = plan.read(&mut cur, st.clock)?;
-                st.event_id = h.id;
-                st.clock = h.clock;
-            }
-            (None, Some(h)) => decode::skip(h, &mut cur, &mut st)?,
-            (None, None) => {}
-        }
-        if let Some(c) = &sc.event_context {
-            decode::skip(c, &mut cur, &mut st)?;
-        }
-        let class_id = match st.event_id {
-            Some(id) => id,
-            None if sc.events.len() == 1 => 0,
-            None => {
-                return Err(DecodeError {
-                    bit: start,
-                    message: "event header without an id, and the stream has several event classes"
-                        .into(),
-                })
-            }
-        };
-        let Some(class) = sc.event(class_id) else {
-            return Err(DecodeError {
-                bit: start,
-                message: format!("unknown event id {class_id} in stream {}", sc.id),
-            });
-        };
-        let event_context = cur.pos;
-        if let Some(c) = &class.context {
-            decode::skip(c, &mut cur, &mut st)?;
-        }
-        let payload = cur.pos;
-        match (&class.payload_flat, &class.payload) {
-            (Some(plan), _) => plan.skip(&mut cur)?,
-            (None, Some(p)) => decode::skip(p, &mut cur, &mut st)?,
-            (None, None) => {}
-        }
-        if cur.pos == start {
-            return Err(DecodeError {
-                bit: start,
-                message: "event of size zero: the layout cannot advance".into(),
+    /// Frames the next events of the current packet into the batch.
+    fn frame_batch(&mut self) {
+        self.reset_batch();
+        let map = self.map.as_deref().map_or(&[][..], |m| &m[..]);
+        let stop = frame::frame(
+            &self.layout.streams[self.packet.stream],
+            &self.layout.clocks,
+            &self.slots,
+            &map[self.data.clone()],
+            (self.pos, self.packet.content_bits),
+            self.clock,
+            BATCH,
+            &mut self.batch,
+        );
+        self.pos = stop.pos;
+        self.clock = stop.clock;
+        self.pending = stop.error;
+    }
+
+    /// Reads every packet's header and context from the start of the file,
+    /// as framing jobs; stops at the first packet that cannot be read, and
+    /// says where it is. `None` when some packet does not give its first
+    /// timestamp (its events' clock then depends on the packet before: the
+    /// stream must be framed in order). Leaves the stream at its start.
+    pub(super) fn scan(&mut self) -> Option<(Vec<Job>, Option<u64>)> {
+        let map = Arc::clone(self.map.as_ref()?);
+        let (mut jobs, mut failed) = (Vec::new(), None);
+        let mut offset = 0;
+        while offset < self.file_len {
+            let Ok((info, body_start)) = self.load_packet_header(offset) else {
+                failed = Some(offset);
+                break;
+            };
+            let clock = info.ts_begin?;
+            offset += info.packet_bits / 8;
+            jobs.push(Job {
+                map: Arc::clone(&map),
+                layout: Arc::clone(&self.layout),
+                stream_class: info.stream,
+                data: self.data.clone(),
+                body: (body_start, info.content_bits),
+                clock,
+                slots: self.slots.iter().map(Cell::get).collect(),
+                info,
             });
         }
-        let ns = match sc.clock {
-            Some(c) => self.layout.clocks[c].ns_from_origin(st.clock),
-            None => st.clock as i64,
+        self.data = 0..0;
+        self.clock = 0;
+        Some((jobs, failed))
+    }
+
+    /// Frames the packets of `jobs` (this stream's, in file order) with
+    /// `pool`, then reports the packet at `failed` as unreadable.
+    pub(super) fn feed_from(
+        &mut self,
+        pool: Arc<Pool>,
+        jobs: VecDeque<usize>,
+        failed: Option<u64>,
+    ) {
+        self.feed = Some(Feed { pool, jobs, failed });
+    }
+
+    /// Takes the next packet framed by the pool; false at the end.
+    fn take_fed(&mut self) -> Result<bool, CtfError> {
+        let feed = self.feed.as_mut().expect("a fed stream");
+        let pool = Arc::clone(&feed.pool);
+        let Some(k) = feed.jobs.pop_front() else {
+            if let Some(offset) = feed.failed {
+                // Read it again for its error, as reading in order would.
+                self.release(self.data.clone());
+                self.load_packet_header(offset)?;
+            }
+            return Ok(false);
         };
-        let current = Current {
-            class: class_id,
-            cycles: st.clock,
-            ns,
-            event_context,
-            payload,
-        };
-        Ok((current, cur.pos))
+        let job = pool.job(k);
+        self.release(self.data.clone());
+        let framed = pool.take(k, &self.slots);
+        for (s, v) in self.slots.iter().zip(&job.slots) {
+            s.set(*v);
+        }
+        self.packet = job.info.clone();
+        self.data = job.data.clone();
+        self.next_packet = job.info.offset + job.info.packet_bits / 8;
+        if let Some(d) = job.info.events_discarded {
+            self.discarded = self.discarded.max(d);
+        }
+        self.batch = framed.events;
+        self.next = 0;
+        self.pos = framed.stop.pos;
+        self.clock = framed.stop.clock;
+        self.pending = framed.stop.error;
+        self.in_packet = true;
+        Ok(true)
     }
 
     /// Timestamp of the current event in ns from the clock's origin.
@@ -489,12 +561,21 @@ impl StreamFile {
     }
 }
 
+/// Where a stream's packets come from when a pool frames them.
+struct Feed {
+    pool: Arc<Pool>,
+    /// This stream's jobs, in file order.
+    jobs: VecDeque<usize>,
+    /// A packet after the last job whose header could not be read.
+    failed: Option<u64>,
+}
+
 /// The event a stream is on. Reading its name and time decodes nothing; its
 /// fields are decoded when asked for.
 pub struct EventRef<'s> {
     stream: &'s StreamFile,
     class: &'s EventClass,
-    current: Current,
+    current: Framed,
 }
 
 impl<'s> EventRef<'s> {
@@ -529,6 +610,7 @@ impl<'s> EventRef<'s> {
 
     /// Walks the payload into `sink` (the top-level structure included).
     pub fn visit_payload<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
+        self.replay()?;
         match (&self.class.payload_flat, &self.class.payload) {
             (Some(flat), Some(ty)) if flat.decodable() => {
                 let s = self.stream;
@@ -542,11 +624,30 @@ impl<'s> EventRef<'s> {
 
     /// Walks the event context (event-specific, not the stream's) into `sink`.
     pub fn visit_context<S: Sink<'s>>(&self, sink: &mut S) -> Result<(), CtfError> {
+        self.replay()?;
         self.visit(
             self.class.context.as_ref(),
             self.current.event_context,
             sink,
         )
+    }
+
+    /// Puts back in the slots what this event's header and contexts stored,
+    /// when later events were framed since and the payload may read them.
+    #[inline]
+    fn replay(&self) -> Result<(), CtfError> {
+        let s = self.stream;
+        if !s.replay[s.packet.stream] {
+            return Ok(());
+        }
+        frame::replay(
+            s.stream_class(),
+            &s.slots,
+            s.bytes(),
+            &self.current,
+            s.packet.content_bits,
+        )
+        .map_err(|e| s.decode_error(e))
     }
 
     fn visit<S: Sink<'s>>(
@@ -561,7 +662,7 @@ impl<'s> EventRef<'s> {
         let mut st = State {
             slots: &s.slots,
             event_id: None,
-            clock: s.clock,
+            clock: self.current.cycles,
         };
         decode::walk(ty, None, &mut cur, &mut st, sink).map_err(|e| s.decode_error(e))
     }

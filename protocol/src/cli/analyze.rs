@@ -32,6 +32,11 @@ pub struct Request {
     #[arg(long)]
     pub lenient: bool,
 
+    /// Threads reading a CTF trace (default: one per core); the model and
+    /// the analyses run on one, in time order.
+    #[arg(long)]
+    pub jobs: Option<std::num::NonZeroUsize>,
+
     /// Order: duration, running, preempted, blocked, waiting, start.
     #[arg(long, default_value = "duration")]
     pub sort: SortKey,
@@ -72,6 +77,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     });
     let options = OpenOptions {
         lenient: req.lenient,
+        jobs: req.jobs,
     };
     let (executions, Ran { summary, warnings }) = find(&req.trace, options, target, !req.no_store)?;
     for w in &warnings {

@@ -109,6 +109,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let mut collector = Collector::new(filter.clone(), req.max_events);
     let options = OpenOptions {
         lenient: req.lenient,
+        ..OpenOptions::default()
     };
     let warnings = progress::shown("reading", |work| {
         Pass::new(&mut [&mut collector])

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use sextant_engine::event::{Event, EventSource};
-use sextant_engine::reader::WithSource;
+use sextant_engine::reader::{OpenOptions, WithSource};
 use sextant_engine::value::{Scalar, Sink};
 
 use super::progress::Progress;
@@ -16,9 +16,9 @@ pub fn run(
     trace: &Path,
     format: DumpFormat,
     no_payload: bool,
-    lenient: bool,
+    options: OpenOptions,
 ) -> anyhow::Result<()> {
-    super::open_trace(trace, lenient)?.with(Dump { format, no_payload })
+    super::open_trace(trace, options)?.with(Dump { format, no_payload })
 }
 
 struct Dump {

@@ -67,6 +67,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let target = req.what.target()?;
     let options = OpenOptions {
         lenient: req.lenient,
+        ..OpenOptions::default()
     };
     let (executions, ran) = analyze::find(&req.trace, options, target, true)?;
     let warnings = ran.warnings;

@@ -11,6 +11,7 @@ mod progress;
 mod serve;
 mod store;
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -45,6 +46,9 @@ enum Command {
         /// instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
+        /// Threads reading a CTF trace (default: one per core).
+        #[arg(long)]
+        jobs: Option<NonZeroUsize>,
     },
     /// Find every execution of a model (or preset) and measure it.
     Analyze(analyze::Request),
@@ -91,7 +95,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             format,
             no_payload,
             lenient,
-        } => dump::run(&trace, format, no_payload, lenient),
+            jobs,
+        } => dump::run(&trace, format, no_payload, OpenOptions { lenient, jobs }),
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),
@@ -115,7 +120,7 @@ fn thread_filter(tids: &[i64], process: Option<&str>) -> anyhow::Result<ThreadFi
     })
 }
 
-/// Opens a trace for a command; `lenient` skips malformed BTF rows.
-fn open_trace(trace: &Path, lenient: bool) -> anyhow::Result<AnyReader> {
-    Ok(AnyReader::open_with(trace, OpenOptions { lenient })?)
+/// Opens a trace for a command.
+fn open_trace(trace: &Path, options: OpenOptions) -> anyhow::Result<AnyReader> {
+    Ok(AnyReader::open_with(trace, options)?)
 }

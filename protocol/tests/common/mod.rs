@@ -23,6 +23,17 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The directories directly under `dir`, sorted.
+pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
 /// `../shared` beside the checkout, when present.
 pub fn shared_dir() -> Option<PathBuf> {
     let p = repo_root().join("../shared");

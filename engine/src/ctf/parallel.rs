@@ -1,0 +1,228 @@
+//! Framing packets on worker threads (`--jobs`).
+//!
+//! A packet whose context gives its first timestamp can be framed without
+//! the packets before it. Every such packet of every stream is a job; jobs
+//! are claimed in the order of their first timestamps, which is about the
+//! order in which the merge needs them. Workers frame whole packets ahead,
+//! at most `WINDOW` per worker framed and not yet taken (memory stays
+//! bounded by a few packets); the reading thread takes each packet when its
+//! stream reaches it, and frames it itself when no worker has started it,
+//! so it never waits on work that nobody does. Framing is `frame::frame`
+//! either way, and the merge and the payload decoding stay on the reading
+//! thread: the events and their order are those of one thread.
+
+use std::cell::Cell;
+use std::ops::Range;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use memmap2::Mmap;
+
+use super::frame::{self, Framed, Stop};
+use super::layout::Layout;
+
+/// Packets framed ahead per worker.
+const WINDOW: usize = 2;
+
+/// A packet to frame: everything framing needs, read from its header and
+/// context beforehand.
+pub(super) struct Job {
+    pub info: super::PacketInfo,
+    pub map: Arc<Mmap>,
+    pub layout: Arc<Layout>,
+    pub stream_class: usize,
+    /// The packet's bytes in the map.
+    pub data: Range<usize>,
+    /// Where its events start and its content ends, in bits of the packet.
+    pub body: (u64, u64),
+    /// The clock before its first event (its `timestamp_begin`).
+    pub clock: u64,
+    /// The slots after its header and context.
+    pub slots: Vec<i64>,
+}
+
+impl Job {
+    /// Frames the whole packet, with `slots` as scratch.
+    pub fn frame(&self, slots: &[Cell<i64>], out: &mut Vec<Framed>) -> Stop {
+        for (s, v) in slots.iter().zip(&self.slots) {
+            s.set(*v);
+        }
+        frame::frame(
+            &self.layout.streams[self.stream_class],
+            &self.layout.clocks,
+            slots,
+            &self.map[self.data.clone()],
+            self.body,
+            self.clock,
+            usize::MAX,
+            out,
+        )
+    }
+}
+
+pub(super) struct FramedPacket {
+    pub events: Vec<Framed>,
+    pub stop: Stop,
+}
+
+enum State {
+    Free,
+    /// A worker is framing it.
+    Claimed,
+    Done(FramedPacket),
+    Taken,
+}
+
+struct Board {
+    states: Vec<State>,
+    /// Jobs claimed by workers and not yet taken.
+    ahead: usize,
+    stop: bool,
+}
+
+struct Shared {
+    jobs: Vec<Job>,
+    board: Mutex<Board>,
+    changed: Condvar,
+    next_claim: AtomicUsize,
+    window: usize,
+}
+
+impl Shared {
+    fn board(&self) -> MutexGuard<'_, Board> {
+        // A worker that panicked left the board consistent (states change
+        // under the lock in single assignments): go on with it.
+        self.board.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The worker threads and the jobs they share with the reading thread.
+pub(super) struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Pool {
+    /// Starts `workers` threads over `jobs` (in the order to claim them).
+    pub fn start(jobs: Vec<Job>, workers: usize) -> Pool {
+        let board = Board {
+            states: jobs.iter().map(|_| State::Free).collect(),
+            ahead: 0,
+            stop: false,
+        };
+        let shared = Arc::new(Shared {
+            jobs,
+            board: Mutex::new(board),
+            changed: Condvar::new(),
+            next_claim: AtomicUsize::new(0),
+            window: WINDOW * workers,
+        });
+        let workers = (0..workers)
+            .map(|i| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name(format!("ctf-frame-{i}"))
+                    .spawn(move || work(&shared))
+                    .expect("starting a framing thread")
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    pub fn job(&self, k: usize) -> &Job {
+        &self.shared.jobs[k]
+    }
+
+    /// The framed packet of job `k`: framed by a worker (waiting for it if
+    /// one is at it), or here with `slots` as scratch if none started it.
+    pub fn take(&self, k: usize, slots: &[Cell<i64>]) -> FramedPacket {
+        let mut board = self.shared.board();
+        loop {
+            match std::mem::replace(&mut board.states[k], State::Taken) {
+                State::Free => {
+                    drop(board);
+                    let mut events = Vec::new();
+                    let stop = self.shared.jobs[k].frame(slots, &mut events);
+                    return FramedPacket { events, stop };
+                }
+                State::Done(p) => {
+                    board.ahead -= 1;
+                    self.shared.changed.notify_all();
+                    return p;
+                }
+                State::Claimed => {
+                    board.states[k] = State::Claimed;
+                    board = self
+                        .shared
+                        .changed
+                        .wait(board)
+                        .unwrap_or_else(|p| p.into_inner());
+                }
+                State::Taken => unreachable!("a job is taken once, by its stream"),
+            }
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.board().stop = true;
+        self.shared.changed.notify_all();
+        for w in self.workers.drain(..) {
+            // A worker's panic was reported on its thread already.
+            let _ = w.join();
+        }
+    }
+}
+
+fn work(shared: &Shared) {
+    let mut slots = Vec::new();
+    loop {
+        let k = shared.next_claim.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = shared.jobs.get(k) else {
+            return;
+        };
+        let mut board = shared.board();
+        while board.ahead >= shared.window && !board.stop && matches!(board.states[k], State::Free)
+        {
+            board = shared
+                .changed
+                .wait(board)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        if board.stop {
+            return;
+        }
+        if !matches!(board.states[k], State::Free) {
+            // The reading thread got there first.
+            continue;
+        }
+        board.states[k] = State::Claimed;
+        board.ahead += 1;
+        drop(board);
+        slots.resize_with(job.slots.len(), || Cell::new(0));
+        let framed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut events = Vec::new();
+            let stop = job.frame(&slots, &mut events);
+            FramedPacket { events, stop }
+        }));
+        let mut board = shared.board();
+        let done = framed.is_ok();
+        board.states[k] = match framed {
+            Ok(p) => State::Done(p),
+            // A bug, not bad data: give the packet back so that the reading
+            // thread frames it and meets the same panic, rather than waiting
+            // for it forever.
+            Err(_) => {
+                board.ahead -= 1;
+                State::Free
+            }
+        };
+        shared.changed.notify_all();
+        if !done {
+            return;
+        }
+    }
+}
