@@ -44,7 +44,7 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
         allowed_roots: req.allowed_roots.clone(),
         cache_entries: Some(req.cache_entries),
         limits: req.limits,
-        store: req.store,
+        store: req.store.clone(),
     }));
     let shared = Arc::new(Shared {
         service,

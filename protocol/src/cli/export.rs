@@ -46,6 +46,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     };
     let options = OpenOptions {
         lenient: req.lenient,
+        ..OpenOptions::default()
     };
     let (rows, what, warnings) = if req.events {
         let mut file = TableFile::create(&req.out, format, export::events::schema())?;
