@@ -315,7 +315,7 @@ fn push_run(ops: &mut Vec<Op>, align: u32, bits: u64, placed: Option<Placed>) {
 fn whole_bytes(offset: u64, kind: Scalarish) -> Option<u8> {
     match kind {
         Scalarish::Int { bits, .. } | Scalarish::Float { bits, .. }
-            if offset % 8 == 0 && matches!(bits, 8 | 16 | 32 | 64) =>
+            if offset.is_multiple_of(8) && matches!(bits, 8 | 16 | 32 | 64) =>
         {
             Some(bits / 8)
         }

@@ -33,9 +33,15 @@ pub(super) struct Stop {
     pub error: Option<DecodeError>,
 }
 
-/// Frames up to `most` events from bit `pos` of `bytes` (a packet whose
-/// content ends at bit `end`) into `out`, with `clock` the clock before the
-/// first one. Stops at the content end, after `most` events, or at the first
+/// Where framing starts: bit `pos` of a packet whose content ends at bit
+/// `end`, with `clock` the clock before the first event.
+pub(super) struct Start {
+    pub pos: u64,
+    pub end: u64,
+    pub clock: u64,
+}
+
+/// Frames up to `most` events of `bytes` from `start` into `out`. Stops at the content end, after `most` events, or at the first
 /// event that cannot be framed (its error in the `Stop`; the events before
 /// it are in `out`).
 pub(super) fn frame(
@@ -43,11 +49,15 @@ pub(super) fn frame(
     clocks: &[Clock],
     slots: &[Cell<i64>],
     bytes: &[u8],
-    (mut pos, end): (u64, u64),
-    mut clock: u64,
+    start: Start,
     most: usize,
     out: &mut Vec<Framed>,
 ) -> Stop {
+    let Start {
+        mut pos,
+        end,
+        mut clock,
+    } = start;
     let clock_of = sc.clock.map(|c| &clocks[c]);
     let limit = out.len() + most;
     while pos < end && out.len() < limit {

@@ -54,8 +54,11 @@ impl Job {
             &self.layout.clocks,
             slots,
             &self.map[self.data.clone()],
-            self.body,
-            self.clock,
+            frame::Start {
+                pos: self.body.0,
+                end: self.body.1,
+                clock: self.clock,
+            },
             usize::MAX,
             out,
         )

@@ -459,8 +459,11 @@ impl StreamFile {
             &self.layout.clocks,
             &self.slots,
             &map[self.data.clone()],
-            (self.pos, self.packet.content_bits),
-            self.clock,
+            frame::Start {
+                pos: self.pos,
+                end: self.packet.content_bits,
+                clock: self.clock,
+            },
             BATCH,
             &mut self.batch,
         );

@@ -131,12 +131,7 @@ describe('sextant in timeline-chart (Chromium)', () => {
         assert.equal(faded.length, 0, `${faded.length} states drawn faded`);
     });
 
-    // Known problem: the server gives these annotations a colour and no
-    // symbol-type, so the viewer draws nothing for them. Marked todo so
-    // that it reports without failing the run; `ok ... # TODO` once fixed.
-    it('Comparison View: a deadline-miss annotation drawn, visible, for each late execution', {
-        todo: 'the deadline-miss annotations have no symbol-type (issue 18, point 5)',
-    }, () => {
+    it('Comparison View: a deadline-miss annotation drawn, visible, for each late execution', () => {
         const view = drawn(scene, 'comparison');
         const marks = [...view.rows.flatMap(r => r.annotations), ...view.rangeEvents]
             .filter(a => /deadline/i.test(a.category));

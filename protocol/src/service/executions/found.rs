@@ -65,7 +65,14 @@ impl Found {
     ) -> Result<Value> {
         let mut annotations = Map::new();
         if let Some(deadline) = self.merged.executions.deadline {
-            let style = json!({"values": {"color": "#ff0000", "opacity": 0.3}});
+            // A row annotation is drawn by the VS Code viewer (timeline-chart)
+            // as its symbol only: without a symbol-type it draws nothing.
+            let style = json!({"values": {
+                "color": "#ff0000",
+                "opacity": 0.3,
+                "symbol-type": "inverted-triangle",
+                "vertical-align": "top",
+            }});
             let marks: Vec<Value> = self
                 .merged
                 .executions
