@@ -29,6 +29,8 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BIN, FIXTURE, MODEL, ROOT, model, poll, sleep, startServer, stopServer } from './common.mjs';
+// The editor's schema transform, shared with the browser test.
+import { editorSchema } from '../../browser/page/editor-schema.js';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper, TspClient } = require('tsp-typescript-client');
@@ -39,37 +41,6 @@ const THREAD_STATUS =
 const EXAMPLES = join(ROOT, 'schemas/examples');
 const OUT = join(ROOT, 'target/viewer-fixes');
 const DIMMED = 1;
-
-/**
- * The JSON editor's schema (json-editor.ts, `set selectedConfig`): the
- * configuration's name, description and sourceTypeId at the top, and under
- * `parameters` only the type schema's top-level properties, oneOf,
- * additionalProperties and required. Written here from reading it.
- */
-function editorSchema(type) {
-    const s = type.schema;
-    return {
-        $schema: s.$schema,
-        $id: s.$id,
-        title: s.title,
-        description: s.description,
-        type: 'object',
-        properties: {
-            sourceTypeId: { const: type.id, description: 'The configuration type', default: type.id },
-            name: { type: 'string', description: 'The name', default: type.name },
-            description: { type: 'string', description: 'The description', default: type.description },
-            parameters: {
-                type: 'object',
-                description: 'Configuration properties',
-                properties: s.properties || {},
-                oneOf: s.oneOf,
-                additionalProperties: s.additionalProperties,
-                required: s.required,
-            },
-        },
-        required: ['name', 'sourceTypeId'],
-    };
-}
 
 /** JSON with bigints as numbers' text. */
 const show = v => JSON.stringify(v, (_, x) => typeof x === 'bigint' ? `${x}` : x);
