@@ -272,25 +272,31 @@ fn write_into(
 /// Renames the finished unit `temporary` to `unit`, replacing a stored one;
 /// when another writer published at the same moment, its unit stays.
 fn publish(temporary: &Path, unit: &Path, name: &str) -> Result<(), ExportError> {
-    if std::fs::rename(temporary, unit).is_ok() {
-        return Ok(());
-    }
-    // A unit is there (a rename does not replace a directory that has
-    // files): moved aside whole, so that no reader sees it half removed.
+    // Each failed rename means a unit is there (a rename does not replace a
+    // directory that has files). The first one may be stale and is moved
+    // aside whole, so that no reader sees it half removed; one there on a
+    // later try was published by a concurrent writer since, and is as good
+    // as ours. Bounded: writers that keep moving each other's units aside
+    // end with an error rather than a hang.
+    const TRIES: usize = 8;
     let store = unit.parent().expect("a unit is in a store");
-    let old = store.join(unique(name, "old"));
-    if std::fs::rename(unit, &old).is_ok() {
-        let _ = std::fs::remove_dir_all(&old);
-    }
-    match std::fs::rename(temporary, unit) {
-        Ok(()) => Ok(()),
-        // Another writer's unit took the place in between: it is as good.
-        Err(_) if unit.join(MANIFEST).exists() => {
-            let _ = std::fs::remove_dir_all(temporary);
-            Ok(())
+    let mut failed = None;
+    for attempt in 0..TRIES {
+        match std::fs::rename(temporary, unit) {
+            Ok(()) => return Ok(()),
+            Err(e) => failed = Some(e),
         }
-        Err(e) => Err(io(unit, e)),
+        if attempt > 0 && unit.join(MANIFEST).exists() {
+            let _ = std::fs::remove_dir_all(temporary);
+            return Ok(());
+        }
+        let old = store.join(unique(name, "old"));
+        if std::fs::rename(unit, &old).is_ok() {
+            let _ = std::fs::remove_dir_all(&old);
+        }
     }
+    let e = failed.expect("every try failed");
+    Err(io(unit, e))
 }
 
 /// FNV-1a over 64-bit words (the tail byte by byte), hex: a few GB/s, so
