@@ -21,8 +21,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import org.eclipse.core.runtime.NullProgressMonitor;
 import org.eclipse.jface.action.IAction;
@@ -274,30 +276,69 @@ class WorkbenchTest {
         // It shows the longest execution whole, on its axis of durations, with the states of the rows in
         // sight drawn (Trace Compass fetches those of visible rows), the longest first.
         long longest = entries.stream().mapToLong(TimeGraphEntryModel::getEndTime).max().orElseThrow();
-        Supplier<long[]> drawing = () -> Workbench.ui(() -> {
-            var v = view.getTimeGraphViewer();
-            var rowsShown = v.getExpandedElements();
-            long drawn = Arrays.stream(rowsShown).filter(e -> e instanceof TimeGraphEntry g && g.hasZoomedEvents())
-                    .count();
-            long top = rowsShown.length > 0 && rowsShown[0] instanceof TimeGraphEntry t
-                    && t.getEndTime() == longest && t.hasZoomedEvents() ? 1 : 0;
-            return new long[] { v.getTime0(), v.getTime1(), drawn, top };
-        });
-        try {
-            // Known bug, not asserted: in about one run in three the view's own zoom draws no row's
-            // states (the provider's rows have them, checked above), and zooming again does not help;
-            // see tc-plugin/README.md, "Known problem". Only the window is asserted here.
-            Workbench.await("the Comparison View's window", T, () -> {
-                long[] w = drawing.get();
-                return w[0] == 0 && w[1] >= longest;
-            });
-        } catch (AssertionError e) {
-            long[] w = drawing.get();
-            throw new AssertionError(e.getMessage() + ": window [" + w[0] + ", " + w[1] + "], longest " + longest
-                    + ", rows with states " + w[2] + ", the longest first and drawn " + (w[3] == 1), e);
-        }
+        Drawing whole = awaitDrawing(view, "the whole axis with the rows' states", T,
+                d -> d.time0() == 0 && d.time1() >= longest && d.longestFirst(longest) && d.allDrawn());
+        // Zoomed onto the end of the longest execution, past every other row: its states are drawn, and the
+        // rows in sight that end before have none (the zoom left them out)...
+        long next = entries.stream().mapToLong(TimeGraphEntryModel::getEndTime).filter(e -> e < longest).max()
+                .orElseThrow(() -> new AssertionError("every execution is as long as the longest"));
+        long z0 = next + 1;
+        assertTrue(whole.ends().stream().anyMatch(e -> e < z0), "no row in sight is left out by the zoom: " + whole);
+        Workbench.ui(() -> view.getTimeGraphViewer().setStartFinishTimeNotify(z0, longest));
+        awaitDrawing(view, "the longest execution's end zoomed on", ZOOM, d -> d.time0() == z0
+                && d.time1() == longest && d.longestFirst(longest) && d.drawn().get(0)
+                && IntStream.range(0, d.ends().size()).allMatch(i -> d.ends().get(i) >= z0 || !d.drawn().get(i)));
+        // ...and back out to the whole axis: every row in sight is drawn again (Trace Compass 6.2 would
+        // skip the rows the zoom left out, their sampling still that of this window: SextantTimeGraphView).
+        Workbench.ui(() -> view.getTimeGraphViewer().setStartFinishTimeNotify(whole.time0(), whole.time1()));
+        awaitDrawing(view, "the whole axis again, every row in sight drawn", ZOOM, d -> d.time0() == whole.time0()
+                && d.time1() == whole.time1() && d.longestFirst(longest) && d.allDrawn());
         Path png = Workbench.screenshot("comparison", view);
         assertTrue(Files.size(png) > 10_000, png + " is too small to show anything");
+    }
+
+    private static final Duration ZOOM = Duration.ofSeconds(30);
+
+    /**
+     * What a time-graph view draws: its window, and for each row in sight (top to bottom, whole rows) its end
+     * and whether it has states to draw (zoomed events, which Trace Compass fetches for the rows in sight).
+     */
+    private record Drawing(long time0, long time1, List<Long> ends, List<Boolean> drawn) {
+        boolean allDrawn() {
+            return !drawn.isEmpty() && !drawn.contains(false);
+        }
+
+        boolean longestFirst(long longest) {
+            return !ends.isEmpty() && ends.get(0) == longest;
+        }
+    }
+
+    private static Drawing drawing(ComparisonView view) {
+        return Workbench.ui(() -> {
+            var viewer = view.getTimeGraphViewer();
+            var control = viewer.getTimeGraphControl();
+            int top = control.getTopIndex();
+            int last = Math.min(control.getExpandedElementCount(), top + Math.max(1, control.countPerPage()));
+            List<Long> ends = new ArrayList<>();
+            List<Boolean> drawn = new ArrayList<>();
+            for (int i = top; i < last; i++) {
+                if (control.getExpandedElement(i) instanceof TimeGraphEntry row) {
+                    ends.add(row.getEndTime());
+                    drawn.add(row.hasZoomedEvents());
+                }
+            }
+            return new Drawing(viewer.getTime0(), viewer.getTime1(), ends, drawn);
+        });
+    }
+
+    /** Waits until the view's drawing is {@code done}; fails with what it drew last. */
+    private static Drawing awaitDrawing(ComparisonView view, String what, Duration timeout, Predicate<Drawing> done) {
+        try {
+            Workbench.await(what, timeout, () -> done.test(drawing(view)));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": " + drawing(view), e);
+        }
+        return drawing(view);
     }
 
     @Test

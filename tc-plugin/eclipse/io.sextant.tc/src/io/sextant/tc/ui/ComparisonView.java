@@ -10,8 +10,10 @@ import org.eclipse.tracecompass.tmf.core.signal.TmfSelectionRangeUpdatedSignal;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSignal;
 import org.eclipse.tracecompass.tmf.core.signal.TmfSignalManager;
 import org.eclipse.tracecompass.tmf.core.signal.TmfWindowRangeUpdatedSignal;
+import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimeRange;
 import org.eclipse.tracecompass.tmf.core.timestamp.TmfTimestamp;
 import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
+import org.eclipse.tracecompass.tmf.core.trace.TmfTraceManager;
 import org.eclipse.tracecompass.tmf.ui.TmfUiRefreshHandler;
 import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.model.TimeGraphEntry;
 import org.eclipse.tracecompass.tmf.ui.widgets.timegraph.widgets.Utils.TimeFormat;
@@ -76,7 +78,9 @@ public final class ComparisonView extends SextantTimeGraphView {
     /**
      * The bounds are [0, the longest execution and a twentieth], not the
      * trace's; Trace Compass's refresh then puts the trace's window in them,
-     * so the whole of the bounds is shown again after it, and zoomed.
+     * so the whole of the bounds is shown again after it, and zoomed (its
+     * own zoom on the trace's window is one on the whole axis: see
+     * {@link #createZoomThread}).
      */
     @Override
     protected void refresh() {
@@ -101,6 +105,33 @@ public final class ComparisonView extends SextantTimeGraphView {
         }
         getTimeGraphViewer().setStartFinishTime(0, getEndTime());
         startZoomThread(0, getEndTime());
+    }
+
+    /**
+     * Trace Compass's refresh ends by zooming on the trace's window, in absolute time, clamped to this view's
+     * bounds: on this axis of durations that is [end, end], where no row is (all start at 0). That zoom, even
+     * cancelled by the whole-axis zoom queued after it ({@link #showAll}), empties the rows' states, and may
+     * do so after the whole-axis zoom drew them. So a zoom on the trace's window, clamped as the refresh
+     * clamps it, is made on the whole axis instead, at the resolution Trace Compass gives that zoom.
+     */
+    @Override
+    protected ZoomThread createZoomThread(long startTime, long endTime, long resolution, boolean restart) {
+        ITmfTrace trace = getTrace();
+        if (trace != null && getStartTime() <= getEndTime()) {
+            TmfTimeRange window = TmfTraceManager.getInstance().getTraceContext(trace).getWindowRange();
+            if (startTime == clamp(window.getStartTime().toNanos())
+                    && endTime == clamp(window.getEndTime().toNanos())) {
+                int timeSpace = getTimeGraphViewer().getTimeSpace();
+                long whole = Math.max(1, (getEndTime() - getStartTime()) / Math.max(1, timeSpace));
+                return super.createZoomThread(getStartTime(), getEndTime(), whole, restart);
+            }
+        }
+        return super.createZoomThread(startTime, endTime, resolution, restart);
+    }
+
+    /** A time put in the view's bounds, as Trace Compass's refresh does with the trace's window. */
+    private long clamp(long time) {
+        return Math.min(Math.max(time, getStartTime()), getEndTime());
     }
 
     /** Time changes made in this view are on its relative axis: they are not the trace's and are not sent. */
