@@ -150,15 +150,27 @@ pub fn find_in_traces(
     target: &Target,
     work: &Work<'_>,
 ) -> Result<Merged, TraceFailure> {
+    find_in_traces_with(paths, target, work, |path, w| {
+        let mut analysis = ExecutionAnalysis::new(target.clone());
+        Pass::new(&mut [&mut analysis]).read(path, w)?;
+        Ok(analysis.into_executions())
+    })
+}
+
+/// The same, with each trace's executions given by `find` (a pass, or a
+/// read of what a trace's store kept), each with an equal share of `work`.
+pub fn find_in_traces_with(
+    paths: &[&Path],
+    target: &Target,
+    work: &Work<'_>,
+    mut find: impl FnMut(&Path, &Work<'_>) -> Result<Executions, RunError>,
+) -> Result<Merged, TraceFailure> {
     let mut merged = ExecutionAnalysis::new(target.clone()).into_executions();
     let mut all: Vec<(Execution, usize)> = Vec::new();
     for (trace, path) in paths.iter().enumerate() {
-        let mut analysis = ExecutionAnalysis::new(target.clone());
-        work.part(trace, paths.len(), |w| {
-            Pass::new(&mut [&mut analysis]).read(path, w)
-        })
-        .map_err(|error| TraceFailure { trace, error })?;
-        let found = analysis.into_executions();
+        let found = work
+            .part(trace, paths.len(), |w| find(path, w))
+            .map_err(|error| TraceFailure { trace, error })?;
         merged.incomplete += found.incomplete;
         all.extend(found.executions.into_iter().map(|x| (x, trace)));
     }

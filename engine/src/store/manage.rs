@@ -95,7 +95,7 @@ pub fn collect_cache_garbage(places: &Places) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// The units of a store: its subdirectories not starting with a dot.
-fn unit_dirs(store: &Path) -> Vec<PathBuf> {
+pub(super) fn unit_dirs(store: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(store) else {
         return Vec::new();
     };

@@ -3,16 +3,22 @@
 //! the same model on the same trace again reads them instead of a pass.
 //! Executions with nested ones or BTF instance times are not stored (the
 //! table has no columns for them).
+//!
+//! A model posted to the server is kept with a `Label` per experiment it
+//! was posted to (the experiment's name, and the configuration's name,
+//! description and parameters as the client gave them), so that a server
+//! started later offers the same configuration in the same experiment again
+//! without a pass (`labelled`).
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::identity::Fnv;
-use super::unit::Table;
+use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
 use crate::analysis::executions::Executions;
-use crate::analysis::model::ExecutionModel;
+use crate::analysis::model::{model_from_value, ExecutionModel};
 use crate::export::{executions, ExportError};
 use crate::kernel::pass::PassSummary;
 
@@ -27,6 +33,33 @@ pub struct StoredExecutions {
     pub executions: Executions,
     pub summary: PassSummary,
     pub warnings: Vec<String>,
+    /// How servers' clients named the model, one label per experiment and
+    /// configuration name.
+    pub labels: Vec<Label>,
+}
+
+/// A model as a client posted it to the server: the experiment, and the
+/// configuration's name, description and parameters (the model as the
+/// client wrote it, which the client compares when it posts it again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Label {
+    pub experiment: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub parameters: serde_json::Value,
+}
+
+/// Where executions came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Store,
+    Pass,
+}
+
+/// What a unit was kept for.
+struct Kept {
+    model: serde_json::Value,
+    lenient: bool,
 }
 
 /// What the manifest keeps beside the table.
@@ -44,6 +77,9 @@ struct Details {
     repairs: u64,
     stopped_early: bool,
     warnings: Vec<String>,
+    /// Absent in units written before labels were kept.
+    #[serde(default)]
+    labels: Vec<Label>,
 }
 
 /// The unit name of `model`'s executions read with `lenient`.
@@ -85,6 +121,7 @@ impl StoredExecutions {
             repairs: s.repairs,
             stopped_early: s.stopped_early,
             warnings: self.warnings.clone(),
+            labels: self.labels.clone(),
         };
         let table = Table {
             name: TABLE,
@@ -106,20 +143,23 @@ impl StoredExecutions {
         model: &ExecutionModel,
         lenient: bool,
     ) -> Result<Option<StoredExecutions>, Unusable> {
-        let Some(mut found) = store.find(&unit(model, lenient))? else {
+        let Some(found) = store.find(&unit(model, lenient))? else {
             return Ok(None);
         };
+        let (d, stored) = Self::read(found)?;
+        // Two models whose hashes collide.
+        Ok((d.model == model.to_json() && d.lenient == lenient).then_some(stored))
+    }
+
+    /// A unit's executions, with the details they were kept with.
+    fn read(mut found: Found) -> Result<(Kept, StoredExecutions), Unusable> {
         let d: Details = serde_json::from_value(found.details.clone())
             .map_err(|e| found.corrupt("manifest.json", e.to_string()))?;
-        if d.model != model.to_json() || d.lenient != lenient {
-            // Two models whose hashes collide.
-            return Ok(None);
-        }
         let mut list = Vec::new();
         for b in found.table(TABLE)? {
             list.extend(executions::rows(&b).map_err(|e| found.corrupt(TABLE, e))?);
         }
-        Ok(Some(StoredExecutions {
+        let stored = StoredExecutions {
             executions: Executions {
                 name: d.name,
                 executions: list,
@@ -135,6 +175,124 @@ impl StoredExecutions {
                 stopped_early: d.stopped_early,
             },
             warnings: d.warnings,
-        }))
+            labels: d.labels,
+        };
+        let kept = Kept {
+            model: d.model,
+            lenient: d.lenient,
+        };
+        Ok((kept, stored))
     }
+
+    /// Takes `label` (by experiment and name) off the stored executions of
+    /// `model`: a later server no longer offers it. The executions stay
+    /// (the command line reads them too); `sextant store rm` removes them.
+    pub fn unlabel(
+        store: &TraceStore,
+        model: &ExecutionModel,
+        label: &Label,
+    ) -> Result<(), String> {
+        let Some(mut s) = Self::load(store, model, false).map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        let before = s.labels.len();
+        s.labels.retain(|l| !l.same_place(label));
+        if s.labels.len() != before {
+            s.save(store, model, false).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+impl Label {
+    /// Names the same configuration (experiment and name) as `other`.
+    fn same_place(&self, other: &Label) -> bool {
+        self.experiment == other.experiment && self.name == other.name
+    }
+}
+
+/// The models stored for the trace that a server's client posted to the
+/// experiment named `experiment`, each once, in the order of their unit
+/// names, with its label and executions; units that cannot be used are
+/// passed over (`sextant store ls` says why).
+pub fn labelled(
+    store: &TraceStore,
+    experiment: &str,
+) -> Vec<(ExecutionModel, Label, StoredExecutions)> {
+    let mut names: Vec<String> = store
+        .places
+        .candidates(&store.canonical)
+        .iter()
+        .flat_map(|dir| super::manage::unit_dirs(dir))
+        .filter_map(|d| Some(d.file_name()?.to_str()?.to_string()))
+        .filter(|n| n.starts_with(PREFIX))
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut out = Vec::new();
+    for name in names {
+        let Ok(Some(found)) = store.find(&name) else {
+            continue;
+        };
+        let Ok((kept, stored)) = StoredExecutions::read(found) else {
+            continue;
+        };
+        let Ok(model) = model_from_value(&kept.model) else {
+            continue;
+        };
+        // Kept for a server: read strictly, under its own model's name.
+        if kept.lenient || unit(&model, false) != name {
+            continue;
+        }
+        for label in &stored.labels {
+            if label.experiment == experiment {
+                out.push((model.clone(), label.clone(), stored.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The executions of `model` on the trace: read from `store` when it keeps
+/// them, else found by `find` and kept there. With `label`, what is kept
+/// carries it (replacing the label of the same experiment and name).
+/// Problems with the store never fail the request: they are said in the
+/// notes returned, and the pass runs.
+pub fn load_or_find<E>(
+    store: Option<&TraceStore>,
+    model: &ExecutionModel,
+    lenient: bool,
+    label: Option<&Label>,
+    find: impl FnOnce() -> Result<StoredExecutions, E>,
+) -> Result<(StoredExecutions, Source, Vec<String>), E> {
+    let mut notes = Vec::new();
+    let Some(store) = store else {
+        return Ok((find()?, Source::Pass, notes));
+    };
+    let relabel = |s: &mut StoredExecutions| match label {
+        Some(l) if !s.labels.contains(l) => {
+            s.labels.retain(|x| !x.same_place(l));
+            s.labels.push(l.clone());
+            true
+        }
+        _ => false,
+    };
+    match StoredExecutions::load(store, model, lenient) {
+        Ok(Some(mut s)) => {
+            if relabel(&mut s) {
+                if let Err(e) = s.save(store, model, lenient) {
+                    notes.push(format!("the model's name could not be stored: {e}"));
+                }
+            }
+            return Ok((s, Source::Store, notes));
+        }
+        Ok(None) => {}
+        Err(e) => notes.push(format!("stored executions not used: {e}")),
+    }
+    let mut found = find()?;
+    relabel(&mut found);
+    if let Err(e) = found.save(store, model, lenient) {
+        notes.push(format!("the executions could not be stored: {e}"));
+    }
+    Ok((found, Source::Pass, notes))
 }

@@ -231,6 +231,7 @@ fn executions_read_back_as_found_and_only_for_their_model() {
         executions: analysis.into_executions(),
         summary: ran.summary,
         warnings: ran.warnings,
+        labels: Vec::new(),
     };
     assert!(found.executions.executions.len() > 50);
     assert!(found.executions.executions.iter().any(|e| e.prio.is_some()));
@@ -260,4 +261,67 @@ fn executions_read_back_as_found_and_only_for_their_model() {
     assert!(store.units()[0].state.is_err());
     assert_eq!(store.collect_garbage().unwrap().len(), 1);
     assert!(store.units().is_empty());
+}
+
+#[test]
+fn a_posted_model_is_kept_with_its_labels_found_once_and_unlabelled() {
+    use super::results::{labelled, load_or_find, Label, Source, StoredExecutions};
+    use crate::analysis::executions::{ExecutionAnalysis, Target};
+    let s = Scratch::new("labels");
+    let m = model();
+    let store = s.store();
+    let passes = std::cell::Cell::new(0);
+    let pass = || -> Result<StoredExecutions, crate::run::RunError> {
+        passes.set(passes.get() + 1);
+        let mut analysis = ExecutionAnalysis::new(Target::Model(Box::new(m.clone())));
+        let ran = Pass::new(&mut [&mut analysis]).read(&s.trace(), &Work::none())?;
+        Ok(StoredExecutions {
+            executions: analysis.into_executions(),
+            summary: ran.summary,
+            warnings: ran.warnings,
+            labels: Vec::new(),
+        })
+    };
+    let label = |experiment: &str, name: &str| Label {
+        experiment: experiment.into(),
+        name: name.into(),
+        description: Some("rt_high".into()),
+        parameters: serde_json::json!({"as": "posted", "in": experiment}),
+    };
+    // Found by the command line first: kept without a label, so not offered.
+    let (cli, source, notes) = load_or_find(Some(&store), &m, false, None, pass).unwrap();
+    assert_eq!((source, passes.get()), (Source::Pass, 1), "{notes:?}");
+    assert!(labelled(&store, "e1").is_empty());
+    // Posted to a server in two experiments: read from the store, labelled
+    // for each, offered only in its own.
+    let (a, b) = (label("e1", "jobs"), label("e2", "other"));
+    for l in [&a, &b] {
+        let (posted, source, notes) = load_or_find(Some(&store), &m, false, Some(l), pass).unwrap();
+        assert_eq!((source, passes.get()), (Source::Store, 1), "{notes:?}");
+        assert_eq!(posted.executions, cli.executions);
+    }
+    let offered = labelled(&store, "e1");
+    assert_eq!(offered.len(), 1);
+    assert_eq!(offered[0].0.to_json(), m.to_json());
+    assert_eq!(offered[0].1, a);
+    assert_eq!(offered[0].2.executions, cli.executions);
+    assert_eq!(labelled(&store, "e2")[0].1, b);
+    assert!(labelled(&store, "e3").is_empty());
+    // The same name posted again in e1 with other parameters replaces it.
+    let mut a2 = a.clone();
+    a2.parameters = serde_json::json!({"as": "posted again"});
+    load_or_find(Some(&store), &m, false, Some(&a2), pass).unwrap();
+    let offered = labelled(&store, "e1");
+    assert_eq!(offered.len(), 1);
+    assert_eq!(offered[0].1, a2);
+    // Without a store: a pass every time.
+    let (_, source, _) = load_or_find(None, &m, false, Some(&a), pass).unwrap();
+    assert_eq!((source, passes.get()), (Source::Pass, 2));
+    // Deleted in e1: no longer offered there, still in e2, and the
+    // executions are still read without a pass.
+    StoredExecutions::unlabel(&store, &m, &a2).unwrap();
+    assert!(labelled(&store, "e1").is_empty());
+    assert_eq!(labelled(&store, "e2").len(), 1);
+    let (_, source, _) = load_or_find(Some(&store), &m, false, None, pass).unwrap();
+    assert_eq!((source, passes.get()), (Source::Store, 2));
 }

@@ -14,7 +14,7 @@ use sextant_engine::duration::human;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
-use sextant_engine::store::results::StoredExecutions;
+use sextant_engine::store::results::{self, StoredExecutions};
 use sextant_engine::store::{Places, TraceStore};
 
 use super::progress;
@@ -158,41 +158,37 @@ pub(super) fn find(
         Target::Model(m) if stored => Some((**m).clone()),
         _ => None,
     };
-    let store = model
-        .as_ref()
-        .and_then(|_| TraceStore::open(&Places::new(None), trace).ok());
-    if let (Some(store), Some(model)) = (&store, &model) {
-        match StoredExecutions::load(store, model, options.lenient) {
-            Ok(Some(s)) => {
-                let ran = Ran {
-                    summary: s.summary,
-                    warnings: s.warnings,
-                };
-                return Ok((s.executions, ran));
+    let pass = || -> anyhow::Result<StoredExecutions> {
+        let mut analysis = ExecutionAnalysis::new(target.clone());
+        let ran = progress::shown("analyzing", |work| {
+            Pass::new(&mut [&mut analysis])
+                .options(options)
+                .read(trace, work)
+        })?;
+        Ok(StoredExecutions {
+            executions: analysis.into_executions(),
+            summary: ran.summary,
+            warnings: ran.warnings,
+            labels: Vec::new(),
+        })
+    };
+    let found = match &model {
+        Some(model) => {
+            let store = TraceStore::open(&Places::new(None), trace).ok();
+            let (found, _, notes) =
+                results::load_or_find(store.as_ref(), model, options.lenient, None, pass)?;
+            for n in notes {
+                eprintln!("sextant: warning: {n}");
             }
-            Ok(None) => {}
-            Err(e) => eprintln!("sextant: warning: stored executions not used: {e}"),
+            found
         }
-    }
-    let mut analysis = ExecutionAnalysis::new(target);
-    let ran = progress::shown("analyzing", |work| {
-        Pass::new(&mut [&mut analysis])
-            .options(options)
-            .read(trace, work)
-    })?;
-    let executions = analysis.into_executions();
-    if let (Some(store), Some(model)) = (&store, &model) {
-        let stored = StoredExecutions {
-            executions,
-            summary: ran.summary.clone(),
-            warnings: ran.warnings.clone(),
-        };
-        if let Err(e) = stored.save(store, model, options.lenient) {
-            eprintln!("sextant: warning: the executions could not be stored: {e}");
-        }
-        return Ok((stored.executions, ran));
-    }
-    Ok((executions, ran))
+        None => pass()?,
+    };
+    let ran = Ran {
+        summary: found.summary,
+        warnings: found.warnings,
+    };
+    Ok((found.executions, ran))
 }
 
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {

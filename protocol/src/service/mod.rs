@@ -8,7 +8,8 @@
 //! `registry`, the one list of outputs and configuration types; each output
 //! is a `provider::Output` in `outputs/`, `executions/` or `explain/`; below
 //! them, `traces` and `index` (what is open and its index), `configs`
-//! (posted configurations), `cache`, `filters` (TSP's search and filter
+//! (posted configurations), `stored` (posted models' executions kept in
+//! the traces' stores), `cache`, `filters` (TSP's search and filter
 //! of time-graph states), `params` and `reply`. No module imports
 //! one above it.
 
@@ -25,6 +26,7 @@ pub mod registry;
 pub mod reply;
 mod requests;
 pub mod server;
+pub mod stored;
 pub mod traces;
 
 pub use params::{ErrorKind, Result, ServiceError};

@@ -18,6 +18,7 @@ use sextant_engine::run::Work;
 use super::configs::{Posted, Store};
 use super::params::{ErrorKind, Result, ServiceError};
 use super::reply::{data, Reply};
+use super::stored::Results;
 use super::traces::ExperimentEntry;
 
 /// A request on one output of one experiment.
@@ -161,6 +162,8 @@ pub struct Creation<'a> {
     pub configs: &'a Store<dyn Configuration>,
     /// Progress and cancellation of the work creating it.
     pub work: &'a Work<'a>,
+    /// The traces' stores, for results kept across requests and servers.
+    pub results: &'a Results,
 }
 
 impl Creation<'_> {
@@ -199,6 +202,11 @@ pub trait ConfigKind: Send + Sync {
     /// Checks the posted parameters and computes what the outputs show (or
     /// answers the configuration already posted with them).
     fn create(&self, c: &Creation<'_>) -> Result<Arc<dyn Configuration>>;
+    /// The configurations of this kind that the experiment's traces' stores
+    /// kept from an earlier server (read, never computed), to offer again.
+    fn restore(&self, _exp: &ExperimentEntry, _results: &Results) -> Vec<Arc<dyn Configuration>> {
+        Vec::new()
+    }
 }
 
 /// One posted configuration and what its outputs show.
@@ -213,6 +221,8 @@ pub trait Configuration: Send + Sync {
     fn output(self: Arc<Self>, prefix: &str) -> Option<Arc<dyn Output>>;
     /// For kinds that read another kind's configurations.
     fn as_any(&self) -> &dyn Any;
+    /// It is being deleted: forget what the traces' stores keep of it.
+    fn deleted(&self, _exp: &ExperimentEntry, _results: &Results) {}
 }
 
 /// A derived output's descriptor: id `{prefix}:{configuration id}`, named

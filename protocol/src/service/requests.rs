@@ -197,6 +197,7 @@ impl Service {
             posted,
             configs: &self.configs,
             work,
+            results: &self.results,
         })?;
         let id = created.id().to_string();
         let kept = self.configs.insert(e.uuid, kind.type_id(), &id, created);
@@ -223,6 +224,7 @@ impl Service {
         });
         let (c, o) = found.ok_or_else(|| no_output(derived))?;
         self.configs.remove(e.uuid, c.id());
+        c.deleted(&e, &self.results);
         // After the removal, so that no request can cache them again.
         let suffix = format!(":{}", c.id());
         self.cache.forget(e.uuid, |o| o.ends_with(&suffix));

@@ -15,6 +15,7 @@ use super::configs::Store;
 use super::params::{self, ErrorKind, Result, ServiceError};
 use super::provider::Configuration;
 use super::registry::Registry;
+use super::stored::Results;
 use super::traces::{parse_uuid, start_indexing, uuid_of, ExperimentEntry, IndexState, TraceEntry};
 
 /// Server settings.
@@ -67,6 +68,8 @@ pub struct Service {
     pub(super) configs: Store<dyn Configuration>,
     /// Repeated viewport requests.
     pub(super) cache: Cache,
+    /// Results kept in the traces' stores.
+    pub(super) results: Results,
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -92,6 +95,7 @@ impl Service {
             .map(|r| r.canonicalize().unwrap_or_else(|_| normalize(r)))
             .collect();
         let cache = Cache::new(config.cache_entries.unwrap_or(DEFAULT_ENTRIES));
+        let results = Results::new(config.store.clone());
         Service {
             config,
             client_roots: RwLock::new(Vec::new()),
@@ -99,6 +103,7 @@ impl Service {
             outputs: Registry::new(),
             configs: Store::default(),
             cache,
+            results,
         }
     }
 
@@ -128,6 +133,7 @@ impl Service {
             "cpuCount": std::thread::available_parallelism().map_or(1, |n| n.get()),
             "launcherName": "sextant serve",
             "cache": self.cache.stats(),
+            "store": self.results.stats(),
         })
     }
 
@@ -368,6 +374,15 @@ impl Service {
             traces,
         });
         reg.experiments.push(entry.clone());
+        drop(reg);
+        // What a server before this one computed for these traces, offered
+        // again under the same ids.
+        for kind in self.outputs.kinds() {
+            for c in kind.restore(&entry, &self.results) {
+                let id = c.id().to_string();
+                self.configs.insert(entry.uuid, kind.type_id(), &id, c);
+            }
+        }
         Ok(entry.to_json())
     }
 

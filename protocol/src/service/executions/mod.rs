@@ -7,6 +7,11 @@
 //! against start, TREE_TIME_XY), the executions table, their statistics
 //! (DATA_TREE) and their duration density (TREE_GENERIC_XY).
 //!
+//! The executions of each trace are kept in its store with the name the
+//! client gave the model (`service::stored`): posting the model again reads
+//! them, a server started later offers the configuration again (`restore`),
+//! deleting it forgets them.
+//!
 //! Known gap: the executions are found by a second pass over the trace files
 //! (on the blocking thread of the request), not in the indexing pass; the
 //! states drawn come from the index's per-thread intervals.
@@ -23,14 +28,20 @@ use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
-use sextant_engine::analysis::executions::{find_in_traces, Merged, Target};
+use sextant_engine::analysis::executions::{
+    find_in_traces, find_in_traces_with, ExecutionAnalysis, Executions, Merged, Target,
+    TraceFailure,
+};
 use sextant_engine::analysis::model::{model_from_value, ExecutionModel};
-use sextant_engine::run::RunError;
+use sextant_engine::run::{Pass, RunError, Work};
+use sextant_engine::store::results::{labelled, load_or_find, Label, Source, StoredExecutions};
 
+use crate::service::configs::Posted;
 use crate::service::params::{ErrorKind, Result, ServiceError};
 use crate::service::provider::{
     make_all, make_one, ConfigKind, Configuration, Creation, Maker, Output,
 };
+use crate::service::stored::Results;
 use crate::service::traces::{cannot_run, uuid_of, ExperimentEntry};
 
 const SCHEMA: &str = include_str!("../../../../schemas/execution-model.schema.json");
@@ -71,6 +82,26 @@ impl Configuration for Found {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    /// A server started later no longer offers it; the executions stay in
+    /// the stores for the command line.
+    fn deleted(&self, exp: &ExperimentEntry, results: &Results) {
+        let Ok(model) = parse_model(&self.configuration["parameters"], "parameters") else {
+            return;
+        };
+        let label = label_of(exp, &self.configuration);
+        for path in exp.paths() {
+            if let Some(store) = results.store_of(path) {
+                if let Err(e) = StoredExecutions::unlabel(&store, &model, &label) {
+                    eprintln!(
+                        "sextant: warning: {}: {} is still kept for later servers: {e}",
+                        path.display(),
+                        label.name
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The execution-model schema, made self-contained for the VS Code Trace
@@ -98,14 +129,105 @@ pub fn parse_model(v: &Value, at: &str) -> Result<ExecutionModel> {
 
 /// The model's executions in every trace of the experiment, merged in start
 /// order and numbered again; with the trace of each.
-pub fn find(
+pub fn find(e: &ExperimentEntry, target: &Target, work: &Work<'_>) -> Result<Merged> {
+    find_in_traces(&e.paths(), target, work).map_err(|f| failure(e, f))
+}
+
+/// The same for a posted model, each trace's executions read from its store
+/// when it keeps them, else found by a pass and kept there with `label`.
+fn find_stored(
     e: &ExperimentEntry,
-    target: &Target,
-    work: &sextant_engine::run::Work<'_>,
+    model: &ExecutionModel,
+    label: &Label,
+    results: &Results,
+    work: &Work<'_>,
 ) -> Result<Merged> {
-    find_in_traces(&e.paths(), target, work).map_err(|f| match f.error {
+    let target = Target::Model(Box::new(model.clone()));
+    find_in_traces_with(&e.paths(), &target, work, |path, w| {
+        let store = results.store_of(path);
+        let (found, source, notes) =
+            load_or_find(store.as_ref(), model, false, Some(label), || {
+                let mut analysis = ExecutionAnalysis::new(target.clone());
+                let ran = Pass::new(&mut [&mut analysis]).read(path, w)?;
+                Ok::<_, RunError>(StoredExecutions {
+                    executions: analysis.into_executions(),
+                    summary: ran.summary,
+                    warnings: ran.warnings,
+                    labels: Vec::new(),
+                })
+            })?;
+        for n in notes {
+            eprintln!("sextant: warning: {}: {n}", path.display());
+        }
+        results.count(source);
+        Ok(found.executions)
+    })
+    .map_err(|f| failure(e, f))
+}
+
+fn failure(e: &ExperimentEntry, f: TraceFailure) -> ServiceError {
+    match f.error {
         RunError::Cancelled => ServiceError::new(ErrorKind::Internal, "Cancelled", f.to_string()),
         error => cannot_run(format!("{}: {error}", e.traces[f.trace].name)),
+    }
+}
+
+/// The id of the configuration named `name` in experiment `exp`: the same
+/// in every server, so a restored configuration keeps its outputs' ids.
+fn config_id(exp: &ExperimentEntry, name: &str) -> String {
+    uuid_of("config", &format!("{}:{name}", exp.uuid))
+        .simple()
+        .to_string()
+}
+
+/// How a configuration of the experiment is kept in the traces' stores.
+fn label_of(exp: &ExperimentEntry, configuration: &Value) -> Label {
+    Label {
+        experiment: exp.name.clone(),
+        name: configuration["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        description: configuration["description"].as_str().map(str::to_string),
+        parameters: configuration["parameters"].clone(),
+    }
+}
+
+/// The configuration `label` names, its executions in the first trace
+/// being `first` and in every other as the stores keep them; `None` when
+/// another trace's store lacks them (or keeps them under another label).
+fn restored(
+    exp: &ExperimentEntry,
+    model: &ExecutionModel,
+    label: Label,
+    first: Executions,
+    results: &Results,
+) -> Option<Found> {
+    let mut kept = vec![first];
+    for path in exp.paths().into_iter().skip(1) {
+        let stored = StoredExecutions::load(&results.store_of(path)?, model, false).ok()??;
+        if !stored.labels.contains(&label) {
+            return None;
+        }
+        kept.push(stored.executions);
+    }
+    let mut kept = kept.into_iter();
+    let target = Target::Model(Box::new(model.clone()));
+    let merged = find_in_traces_with(&exp.paths(), &target, &Work::none(), |_, _| {
+        Ok(kept.next().expect("one per trace"))
+    })
+    .ok()?;
+    for _ in &exp.traces {
+        results.count(Source::Store);
+    }
+    let posted = Posted {
+        name: label.name.clone(),
+        description: label.description.clone(),
+        parameters: &label.parameters,
+    };
+    Some(Found {
+        configuration: posted.configuration(&config_id(exp, &label.name), EXECUTION_MODEL),
+        merged,
     })
 }
 
@@ -151,17 +273,32 @@ impl ConfigKind for ExecutionModels {
     /// stopping when it is cancelled).
     fn create(&self, c: &Creation<'_>) -> Result<Arc<dyn Configuration>> {
         let model = parse_model(c.posted.parameters, "parameters")?;
-        let id = uuid_of("config", &format!("{}:{}", c.exp.uuid, c.posted.name))
-            .simple()
-            .to_string();
+        let id = config_id(c.exp, &c.posted.name);
         if let Some(existing) = c.existing(&id, "another model")? {
             return Ok(existing);
         }
-        let merged = find(c.exp, &Target::Model(Box::new(model)), c.work)?;
+        let configuration = c.posted.configuration(&id, EXECUTION_MODEL);
+        let label = label_of(c.exp, &configuration);
+        let merged = find_stored(c.exp, &model, &label, c.results, c.work)?;
         Ok(Arc::new(Found {
-            configuration: c.posted.configuration(&id, EXECUTION_MODEL),
+            configuration,
             merged,
         }))
+    }
+
+    /// The models posted to an experiment of this name, as every trace's
+    /// store keeps them.
+    fn restore(&self, exp: &ExperimentEntry, results: &Results) -> Vec<Arc<dyn Configuration>> {
+        let Some(store) = exp.paths().first().and_then(|p| results.store_of(p)) else {
+            return Vec::new();
+        };
+        labelled(&store, &exp.name)
+            .into_iter()
+            .filter_map(|(model, label, first)| {
+                restored(exp, &model, label, first.executions, results)
+            })
+            .map(|f| Arc::new(f) as Arc<dyn Configuration>)
+            .collect()
     }
 }
 
