@@ -13,8 +13,11 @@ use tokio::task::JoinHandle;
 use crate::http::guard::Guard;
 use crate::rpc::session::{Ended, DRAIN};
 use crate::rpc::Shared;
-use crate::service::{Config, Limits, Service};
+use crate::service::{Config, Service};
 use crate::sync::Hub;
+
+/// The server's budgets, as the command line sets them.
+pub use crate::service::Limits;
 
 /// Viewport answers the cache keeps unless told otherwise.
 pub const DEFAULT_CACHE_ENTRIES: usize = crate::service::cache::DEFAULT_ENTRIES;
@@ -113,11 +116,11 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
             // transports and any indexing still running end with it.
             shared.hub.close();
             if ended == Ended::Stopped {
-                finish(http, ws).await;
+                finish(&shared.hub, http, ws).await;
             }
             std::process::exit(ended.exit_code());
         }
-        finish(http, ws).await;
+        finish(&shared.hub, http, ws).await;
         Ok(())
     })
 }
@@ -135,9 +138,12 @@ async fn listen(req: &Settings, port: u16) -> anyhow::Result<(TcpListener, Guard
     ))
 }
 
-/// Waits for the servers to finish their requests in flight, at most
-/// `DRAIN` (they stop once the hub is closed).
+/// Waits until the servers end by themselves (an error) or the hub is
+/// closed (a signal, the end of the stdio session); then gives them at most
+/// `DRAIN` to finish their requests in flight. The drain is counted from the
+/// stop, never from the start: a server runs for as long as nobody stops it.
 async fn finish(
+    hub: &Hub,
     http: Option<JoinHandle<std::io::Result<()>>>,
     ws: Option<JoinHandle<std::io::Result<()>>>,
 ) {
@@ -151,6 +157,11 @@ async fn finish(
             }
         }
     };
+    tokio::pin!(all);
+    tokio::select! {
+        () = &mut all => return,
+        () = hub.closed() => {}
+    }
     if tokio::time::timeout(DRAIN, all).await.is_err() {
         eprintln!("sextant: requests still running after {DRAIN:?}: stopped");
     }

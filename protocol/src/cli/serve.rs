@@ -9,8 +9,7 @@ use anyhow::Context;
 
 use sextant_engine::store::Places;
 
-use crate::servers::{self, Settings};
-use crate::service::Limits;
+use crate::servers::{self, Limits, Settings};
 
 #[derive(clap::Args)]
 pub struct Request {
