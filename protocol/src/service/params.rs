@@ -199,6 +199,14 @@ impl<'a> Params<'a> {
         self.opt_str(name)?.ok_or_else(|| self.missing(name))
     }
 
+    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.wrong(name, "true or false", v)),
+        }
+    }
+
     pub fn opt_i64(&self, name: &str) -> Result<Option<i64>> {
         match self.get(name) {
             None => Ok(None),

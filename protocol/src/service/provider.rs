@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use sextant_engine::run::Work;
+use uuid::Uuid;
 
 use super::configs::{Posted, Store};
 use super::params::{ErrorKind, Result, ServiceError};
@@ -114,6 +115,10 @@ pub trait Output: Send + Sync {
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
         Err(q.unanswered())
     }
+
+    /// The experiment `exp` was deleted: drop what is kept for it (and stop
+    /// the work still running for it).
+    fn forget(&self, _exp: Uuid) {}
 
     /// `data/{id}/tree` (DATA_TREE outputs).
     fn data_tree(&self, q: &Query<'_>) -> Result<Value> {

@@ -101,6 +101,13 @@ impl Registry {
         all
     }
 
+    /// Tells every output that the experiment `exp` was deleted.
+    pub fn forget(&self, exp: Uuid) {
+        for (_, o) in &self.fixed {
+            o.forget(exp);
+        }
+    }
+
     /// The configuration kind whose parent output is `output`.
     pub fn kind_of_parent(&self, output: &str) -> Option<&dyn ConfigKind> {
         self.kinds

@@ -391,6 +391,9 @@ impl Service {
         self.cache.forget(e.uuid, |_| true);
         let mut reg = self.registry.write().expect("not poisoned");
         reg.experiments.retain(|x| x.uuid != e.uuid);
+        drop(reg);
+        // After the removal: no request finds the experiment any more.
+        self.outputs.forget(e.uuid);
         Ok(e.to_json())
     }
 }

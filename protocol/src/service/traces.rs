@@ -214,17 +214,23 @@ pub fn parse_uuid(what: &str, s: &str) -> Result<Uuid> {
         .map_err(|_| ServiceError::not_found(what, format!("{s} is not a {what} UUID")))
 }
 
-/// Runs the pass on a blocking thread of the runtime when there is one (the
-/// server), else on a thread of its own.
+/// Indexes the trace in the background (`in_background`); removing it
+/// cancels the pass (`Live::cancel`).
 pub fn start_indexing(entry: Arc<TraceEntry>, store: Option<Places>) {
-    let work = move || {
+    in_background(move || {
         let result = index::index_trace(&entry.path, entry.live.clone(), store.as_ref());
         let state = match result {
             Ok(ix) => IndexState::Completed(Arc::new(ix)),
             Err(e) => IndexState::Failed(e),
         };
         *entry.state.write().expect("not poisoned") = state;
-    };
+    });
+}
+
+/// Runs a pass on a blocking thread of the runtime when there is one (the
+/// server), else on a thread of its own. The pass ends itself when its
+/// `Work`'s cancel flag is set: nothing joins the thread.
+pub fn in_background(work: impl FnOnce() + Send + 'static) {
     match tokio::runtime::Handle::try_current() {
         Ok(h) => {
             h.spawn_blocking(work);

@@ -279,6 +279,29 @@ describe('VS Code Trace Viewer sequence on scenario-a', () => {
         assert.equal(found.lines[0].tags, 8);
     });
 
+    it('events table filtered: only the matches, numbered by rank, as sextant dump says', async () => {
+        const matches = dumpEvents().filter(e => e.name.endsWith('sched_wakeup'));
+        assert.ok(matches.length > 40, `${matches.length} wake-ups`);
+        const query = low => QueryHelper.tableQuery([0, 1, 2, 3, 4], low, 20, {
+            table_search_expressions: { 2: 'sched_wakeup$' }, isFiltered: true,
+        });
+        // RUNNING while the matches are counted: polled, as the viewer does.
+        const low = Math.floor(matches.length / 2);
+        const page = await poll(() => client.fetchTableLines(exp.UUID, EVENTS, query(low)), 'filtered lines');
+        assert.equal(Number(page.size), matches.length);
+        assert.equal(Number(page.lowIndex), low);
+        assert.equal(page.lines.length, 20);
+        page.lines.forEach((line, k) => {
+            const e = matches[low + k];
+            assert.equal(Number(line.index), low + k);
+            const cells = line.cells.map(c => c.content);
+            assert.equal(cells[0], e.ts);
+            assert.equal(cells[1], String(e.cpu));
+            assert.equal(cells[2], e.name);
+            assert.ok(cells[4].includes(`perf_tid=${e.fields.perf_tid}`), cells[4]);
+        });
+    });
+
     it('data tree: event types add up to nbEvents', async () => {
         const events = dumpEvents();
         const tree = await poll(() => client.fetchDataTree(exp.UUID, 'sextant.event-types', QueryHelper.query()), 'event types');

@@ -10,14 +10,17 @@
 //! thread. An experiment of several traces is their merge in time order (ties
 //! in trace order); its checkpoints are found once, on the first request, by
 //! one pass over each trace reading times only.
+//!
+//! With `isFiltered` the table is the lines the search expressions match,
+//! numbered by rank among the matches (`filter`).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-use regex::Regex;
 use serde_json::{json, Value};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::{KEvent, KernelModel};
@@ -31,6 +34,12 @@ use crate::service::params::{self, ErrorKind, Result, ServiceError};
 use crate::service::provider::{columns, no_styles, Output, Query};
 use crate::service::reply::data;
 use crate::service::traces::ExperimentEntry;
+
+mod filter;
+mod search;
+
+use filter::{Filters, Progress};
+use search::{find, Direction, Search};
 
 /// Trace Compass's id for its events table, so that clients special-casing
 /// it work.
@@ -54,6 +63,11 @@ const COLUMNS: [(&str, &str, &str); 5] = [
     ),
 ];
 
+/// The TID column's id.
+const TID: usize = 3;
+/// The Contents column's id.
+const CONTENTS: usize = 4;
+
 /// The line tag of a search match (the spec's HIGHLIGHT bit).
 const MATCH_TAG: i64 = 8;
 
@@ -71,14 +85,30 @@ pub struct Row {
 }
 
 impl Row {
-    fn cell(&self, column: usize) -> String {
+    fn cell(&self, column: usize) -> Cow<'_, str> {
         match column {
-            0 => self.ts.to_string(),
-            1 => self.cpu.map(|c| c.to_string()).unwrap_or_default(),
-            2 => self.name.clone(),
-            3 => self.tid.map(|t| t.to_string()).unwrap_or_default(),
-            _ => self.contents.clone(),
+            0 => self.ts.to_string().into(),
+            1 => self.cpu.map(|c| c.to_string()).unwrap_or_default().into(),
+            2 => self.name.as_str().into(),
+            TID => self.tid.map(|t| t.to_string()).unwrap_or_default().into(),
+            _ => self.contents.as_str().into(),
         }
+    }
+
+    /// The line of `ev`, its thread the tracer's (the model's comes after);
+    /// the payload decoded only when `contents`.
+    fn of<'s, E: Event<'s>>(ev: &E, contents: bool) -> std::result::Result<Row, ReadError> {
+        let mut fields = Contents::default();
+        if contents {
+            ev.visit_fields(&mut fields)?;
+        }
+        Ok(Row {
+            ts: ev.ts(),
+            cpu: ev.cpu(),
+            name: ev.name().to_string(),
+            tid: ev.thread(),
+            contents: fields.out,
+        })
     }
 }
 
@@ -150,22 +180,70 @@ struct Collected {
     rows: Vec<Row>,
     /// Whether the event just read is a line (its thread comes next).
     pending: bool,
+    /// Whether the last line is still to be tested against the search
+    /// (once the model has given it its thread).
+    unsettled: bool,
     snapshot: Box<[Option<i64>]>,
 }
 
+impl Collected {
+    fn new(snapshot: Box<[Option<i64>]>, capacity: usize) -> Collected {
+        Collected {
+            rows: Vec::with_capacity(capacity),
+            pending: false,
+            unsettled: false,
+            snapshot,
+        }
+    }
+
+    /// Drops the last line unless `keep` matches it (every line is kept
+    /// without a search).
+    fn settle(&mut self, keep: Option<&Search>) {
+        if !std::mem::take(&mut self.unsettled) {
+            return;
+        }
+        if let (Some(search), Some(row)) = (keep, self.rows.last()) {
+            if !search.matches(row) {
+                self.rows.pop();
+            }
+        }
+    }
+}
+
+/// Which lines a read collects: at most `n` of the events numbered
+/// `from..end`, only those `keep` matches when there is a search.
+#[derive(Clone, Copy)]
+struct Want<'s> {
+    from: u64,
+    end: u64,
+    n: usize,
+    keep: Option<&'s Search>,
+}
+
+impl Want<'_> {
+    /// `n` lines from event `from` on, every one.
+    fn all(from: u64, n: usize) -> Want<'static> {
+        Want {
+            from,
+            end: from.saturating_add(n as u64),
+            n,
+            keep: None,
+        }
+    }
+}
+
 /// Collects the lines of a read starting at a checkpoint: steps over the
-/// `silent` events before it, records the lines from `from` on, and ends the
-/// read after `n` of them.
-struct Lines {
+/// `silent` events before it, records the lines `want` asks for, and ends
+/// the read when it has them.
+struct Lines<'s> {
     silent: u64,
     /// Number of the next event in the trace.
     index: u64,
-    from: u64,
-    n: usize,
+    want: Want<'s>,
     shared: Rc<RefCell<Collected>>,
 }
 
-impl Tap for Lines {
+impl Tap for Lines<'_> {
     fn event<'s, E: Event<'s>>(
         &mut self,
         ev: &E,
@@ -177,22 +255,16 @@ impl Tap for Lines {
         }
         let mut shared = self.shared.borrow_mut();
         shared.pending = false;
-        if shared.rows.len() >= self.n {
+        shared.settle(self.want.keep);
+        let i = self.index;
+        if shared.rows.len() >= self.want.n || i >= self.want.end {
             return Ok(Flow::Stop);
         }
-        let i = self.index;
         self.index += 1;
-        if i >= self.from {
-            let mut contents = Contents::default();
-            ev.visit_fields(&mut contents)?;
-            shared.rows.push(Row {
-                ts: ev.ts(),
-                cpu: ev.cpu(),
-                name: ev.name().to_string(),
-                tid: ev.thread(),
-                contents: contents.out,
-            });
+        if i >= self.want.from {
+            shared.rows.push(Row::of(ev, true)?);
             shared.pending = true;
+            shared.unsettled = true;
         }
         Ok(Flow::Apply)
     }
@@ -227,13 +299,12 @@ impl Analysis for Attribution {
     fn finish(&mut self, _model: &KernelModel, _end: i64) {}
 }
 
-/// `n` lines of the trace at `path` from event number `from`, starting at
-/// `checkpoint` (its event number and itself) — after a seek to its time
-/// when `seek`, else by stepping over the events before it.
+/// The lines `want` asks of the trace at `path`, starting at `checkpoint`
+/// (its event number and itself) — after a seek to its time when `seek`,
+/// else by stepping over the events before it.
 fn read_lines(
     path: &Path,
-    from: u64,
-    n: usize,
+    want: Want<'_>,
     checkpoint: Option<(u64, &Checkpoint)>,
     seek: bool,
 ) -> std::result::Result<Vec<Row>, RunError> {
@@ -242,16 +313,11 @@ fn read_lines(
         Some((number, cp)) if !seek => (number, number, cp.cpus.clone(), None),
         Some((number, cp)) => (number, cp.skip, cp.cpus.clone(), Some(cp.ts)),
     };
-    let shared = Rc::new(RefCell::new(Collected {
-        rows: Vec::with_capacity(n.min(4096)),
-        pending: false,
-        snapshot,
-    }));
+    let shared = Rc::new(RefCell::new(Collected::new(snapshot, want.n.min(4096))));
     let mut lines = Lines {
         silent,
         index: start,
-        from,
-        n,
+        want,
         shared: shared.clone(),
     };
     let mut attribution = Attribution {
@@ -266,7 +332,12 @@ fn read_lines(
     drop(lines);
     drop(attribution);
     Ok(Rc::try_unwrap(shared)
-        .map(|c| c.into_inner().rows)
+        .map(|c| {
+            let mut c = c.into_inner();
+            // The last line read has its thread now.
+            c.settle(want.keep);
+            c.rows
+        })
         .unwrap_or_default())
 }
 
@@ -279,21 +350,21 @@ pub fn read_error(path: &Path, e: RunError) -> ServiceError {
     )
 }
 
-/// `n` lines of the trace at `path` from its event number `from`.
-fn read_trace(path: &Path, ix: &TraceIndex, from: u64, n: usize) -> Result<Vec<Row>> {
-    if n == 0 || from >= ix.events {
+/// The lines `want` asks of the trace at `path`.
+fn read_trace(path: &Path, ix: &TraceIndex, want: Want<'_>) -> Result<Vec<Row>> {
+    if want.n == 0 || want.from >= ix.events.min(want.end) {
         return Ok(Vec::new());
     }
-    let k = (from / CHECKPOINT_EVERY) as usize;
+    let k = (want.from / CHECKPOINT_EVERY) as usize;
     let checkpoint = (k > 0)
         .then(|| ix.checkpoints.get(k))
         .flatten()
         .map(|cp| (k as u64 * CHECKPOINT_EVERY, cp));
     let fail = |e: RunError| read_error(path, e);
-    match read_lines(path, from, n, checkpoint, true) {
+    match read_lines(path, want, checkpoint, true) {
         Ok(rows) => Ok(rows),
         // Read again from the start, stepping over what is before.
-        Err(RunError::CannotSeek(_)) => read_lines(path, from, n, checkpoint, false).map_err(fail),
+        Err(RunError::CannotSeek(_)) => read_lines(path, want, checkpoint, false).map_err(fail),
         Err(e) => Err(fail(e)),
     }
 }
@@ -312,6 +383,12 @@ struct Start {
 #[derive(Default)]
 pub struct Plans {
     plans: Mutex<HashMap<Uuid, Arc<Vec<Start>>>>,
+}
+
+impl Plans {
+    fn forget(&self, exp: Uuid) {
+        self.plans.lock().expect("not poisoned").remove(&exp);
+    }
 }
 
 /// Counts, for each time of `times` (sorted), the events earlier than it;
@@ -413,7 +490,7 @@ impl Traces<'_> {
     /// Lines `lo..lo + n` of the merged table.
     fn lines(&self, plans: &Plans, lo: u64, n: usize) -> Result<Vec<Row>> {
         if let [ix] = &self.indexes[..] {
-            return read_trace(&self.entry.traces[0].path, ix, lo, n);
+            return read_trace(&self.entry.traces[0].path, ix, Want::all(lo, n));
         }
         let plan = self.plan(plans)?;
         let start = &plan[plan.partition_point(|s| s.global <= lo).max(1) - 1];
@@ -421,7 +498,7 @@ impl Traces<'_> {
         let need = skip + n;
         let mut all: Vec<(i64, usize, usize, Row)> = Vec::new();
         for (k, (t, ix)) in self.entry.traces.iter().zip(&self.indexes).enumerate() {
-            let rows = read_trace(&t.path, ix, start.locals[k], need)?;
+            let rows = read_trace(&t.path, ix, Want::all(start.locals[k], need))?;
             all.extend(rows.into_iter().enumerate().map(|(i, r)| (r.ts, k, i, r)));
         }
         all.sort_by_key(|(ts, k, i, _)| (*ts, *k, *i));
@@ -450,61 +527,12 @@ impl Traces<'_> {
     }
 }
 
-/// Search expressions: (column, regular expression); a line matches when
-/// every one finds a match in its column.
-struct Search(Vec<(usize, Regex)>);
-
-impl Search {
-    fn from_params(p: &params::Params<'_>) -> Result<Search> {
-        let Some(v) = p.raw("table_search_expressions") else {
-            return Ok(Search(Vec::new()));
-        };
-        let Some(m) = v.as_object() else {
-            return Err(ServiceError::bad_request(
-                "parameters.table_search_expressions: expected an object {columnId: regex}",
-            ));
-        };
-        let mut out = Vec::new();
-        for (k, e) in m {
-            let field = format!("parameters.table_search_expressions.{k}");
-            let column = k
-                .parse::<usize>()
-                .ok()
-                .filter(|&c| c < COLUMNS.len())
-                .ok_or_else(|| {
-                    ServiceError::bad_request(format!(
-                        "{field}: no column has id {k} (0..{})",
-                        COLUMNS.len() - 1
-                    ))
-                })?;
-            let text = e.as_str().ok_or_else(|| {
-                ServiceError::bad_request(format!("{field}: expected a regular expression"))
-            })?;
-            if text.is_empty() {
-                continue;
-            }
-            let re =
-                Regex::new(text).map_err(|x| ServiceError::bad_request(format!("{field}: {x}")))?;
-            out.push((column, re));
-        }
-        Ok(Search(out))
-    }
-
-    fn matches(&self, row: &Row) -> bool {
-        !self.0.is_empty() && self.0.iter().all(|(c, re)| re.is_match(&row.cell(*c)))
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Direction {
-    Next,
-    Previous,
-}
-
-/// The events table, and where each several-trace experiment's table merges.
+/// The events table, where each several-trace experiment's table merges,
+/// and the filters' match counts.
 #[derive(Default)]
 pub struct EventsTable {
     plans: Plans,
+    filters: Filters,
 }
 
 impl Output for EventsTable {
@@ -523,6 +551,11 @@ impl Output for EventsTable {
 
     fn table_columns(&self, _: &Query<'_>) -> Result<Value> {
         columns(&COLUMNS)
+    }
+
+    fn forget(&self, exp: Uuid) {
+        self.plans.forget(exp);
+        self.filters.forget(exp);
     }
 
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
@@ -551,36 +584,52 @@ impl Output for EventsTable {
             _ => (0..COLUMNS.len()).collect(),
         };
         let search = Search::from_params(&p)?;
-        let direction = match p.opt_str("table_search_direction")? {
-            None => None,
-            Some(d) if d.eq_ignore_ascii_case("next") => Some(Direction::Next),
-            Some(d) if d.eq_ignore_ascii_case("previous") => Some(Direction::Previous),
-            Some(d) => {
-                return Err(ServiceError::bad_request(format!(
-                    "parameters.table_search_direction: expected NEXT or PREVIOUS, got {d}"
-                )))
-            }
-        };
+        // Without an expression there is nothing to filter by.
+        let filtered = p.opt_bool("isFiltered")?.unwrap_or(false) && !search.0.is_empty();
+        let direction = Direction::from_params(&p)?;
         let empty = |size: u64, low: u64| json!({"columnIds": columns, "lowIndex": low, "size": size, "lines": []});
         let indexes = match e.indexes()? {
             Ok(ix) => ix,
             Err(m) => return Ok(data(empty(0, 0), "RUNNING", m)),
         };
         let traces = Traces { entry: e, indexes };
-        let size = traces.size();
-        let mut low = match (index, times.as_deref()) {
-            (Some(i), _) => i as u64,
-            (None, Some([t, ..])) => traces.line_at(&self.plans, *t)?,
-            (None, _) => 0,
+        // A filtered table's lines are the matches, counted first.
+        let matches = if filtered {
+            match self.filters.matches(&traces, &self.plans, &search)? {
+                Progress::Counted(m) => Some(m),
+                Progress::Running(percent) => {
+                    let low = index.unwrap_or(0) as u64;
+                    let m = format!("Filtering: {percent}%");
+                    return Ok(data(empty(0, low), "RUNNING", m));
+                }
+            }
+        } else {
+            None
+        };
+        let size = matches.as_ref().map_or_else(|| traces.size(), |m| m.size());
+        let mut low = match (index, times.as_deref(), &matches) {
+            (Some(i), _, _) => i as u64,
+            (None, Some([t, ..]), None) => traces.line_at(&self.plans, *t)?,
+            (None, Some([t, ..]), Some(m)) => m.line_at(&traces, &search, *t)?,
+            (None, _, _) => 0,
         };
         if let Some(dir) = direction.filter(|_| !search.0.is_empty()) {
-            match find(&self.plans, &traces, &search, low, dir)? {
+            let found = match (&matches, dir) {
+                (None, _) => find(&self.plans, &traces, &search, low, dir)?,
+                // Every line of a filtered table matches.
+                (Some(_), Direction::Next) => (low < size).then_some(low),
+                (Some(_), Direction::Previous) => (size > 0).then(|| low.min(size - 1)),
+            };
+            match found {
                 Some(m) => low = m,
                 None => return Ok(data(empty(size, low), "COMPLETED", "No match")),
             }
         }
         let n = count.min(MAX_COUNT) as usize;
-        let rows = traces.lines(&self.plans, low, n)?;
+        let rows = match &matches {
+            Some(m) => m.lines(&traces, &search, low, n)?,
+            None => traces.lines(&self.plans, low, n)?,
+        };
         let lines: Vec<Value> = rows
             .iter()
             .enumerate()
@@ -601,46 +650,6 @@ impl Output for EventsTable {
             "COMPLETED",
             "Completed",
         ))
-    }
-}
-
-/// The first matching line from `from` on (or back).
-fn find(
-    plans: &Plans,
-    traces: &Traces<'_>,
-    search: &Search,
-    from: u64,
-    dir: Direction,
-) -> Result<Option<u64>> {
-    let block = CHECKPOINT_EVERY;
-    match dir {
-        Direction::Next => {
-            let mut pos = from;
-            loop {
-                let rows = traces.lines(plans, pos, block as usize)?;
-                if rows.is_empty() {
-                    return Ok(None);
-                }
-                if let Some(i) = rows.iter().position(|r| search.matches(r)) {
-                    return Ok(Some(pos + i as u64));
-                }
-                pos += rows.len() as u64;
-            }
-        }
-        Direction::Previous => {
-            let mut last = from.min(traces.size().saturating_sub(1));
-            loop {
-                let start = last.saturating_sub(block - 1);
-                let rows = traces.lines(plans, start, (last - start + 1) as usize)?;
-                if let Some(i) = rows.iter().rposition(|r| search.matches(r)) {
-                    return Ok(Some(start + i as u64));
-                }
-                if start == 0 {
-                    return Ok(None);
-                }
-                last = start - 1;
-            }
-        }
     }
 }
 

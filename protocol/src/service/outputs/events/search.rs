@@ -1,0 +1,132 @@
+//! Search expressions of the events table (`table_search_expressions`: a
+//! regular expression per column) and NEXT/PREVIOUS: the first matching
+//! line from the one asked for, read from the trace a checkpoint block at a
+//! time.
+
+use regex::Regex;
+
+use super::{Plans, Row, Traces, COLUMNS};
+use crate::service::index::CHECKPOINT_EVERY;
+use crate::service::params::{self, Result, ServiceError};
+
+/// Search expressions: (column, regular expression); a line matches when
+/// every one finds a match in its column.
+#[derive(Clone)]
+pub(super) struct Search(pub(super) Vec<(usize, Regex)>);
+
+impl Search {
+    pub(super) fn from_params(p: &params::Params<'_>) -> Result<Search> {
+        let Some(v) = p.raw("table_search_expressions") else {
+            return Ok(Search(Vec::new()));
+        };
+        let Some(m) = v.as_object() else {
+            return Err(ServiceError::bad_request(
+                "parameters.table_search_expressions: expected an object {columnId: regex}",
+            ));
+        };
+        let mut out = Vec::new();
+        for (k, e) in m {
+            let field = format!("parameters.table_search_expressions.{k}");
+            let column = k
+                .parse::<usize>()
+                .ok()
+                .filter(|&c| c < COLUMNS.len())
+                .ok_or_else(|| {
+                    ServiceError::bad_request(format!(
+                        "{field}: no column has id {k} (0..{})",
+                        COLUMNS.len() - 1
+                    ))
+                })?;
+            let text = e.as_str().ok_or_else(|| {
+                ServiceError::bad_request(format!("{field}: expected a regular expression"))
+            })?;
+            if text.is_empty() {
+                continue;
+            }
+            let re =
+                Regex::new(text).map_err(|x| ServiceError::bad_request(format!("{field}: {x}")))?;
+            out.push((column, re));
+        }
+        Ok(Search(out))
+    }
+
+    pub(super) fn matches(&self, row: &Row) -> bool {
+        !self.0.is_empty() && self.0.iter().all(|(c, re)| re.is_match(&row.cell(*c)))
+    }
+
+    /// Whether an expression reads `column`.
+    pub(super) fn reads(&self, column: usize) -> bool {
+        self.0.iter().any(|(c, _)| *c == column)
+    }
+
+    /// The expressions as written, by column: what tells two searches apart.
+    pub(super) fn key(&self) -> Vec<(usize, String)> {
+        let mut key: Vec<(usize, String)> = self
+            .0
+            .iter()
+            .map(|(c, re)| (*c, re.as_str().to_string()))
+            .collect();
+        key.sort();
+        key
+    }
+}
+
+/// Where a search looks from the line asked for (`table_search_direction`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Direction {
+    Next,
+    Previous,
+}
+
+impl Direction {
+    pub(super) fn from_params(p: &params::Params<'_>) -> Result<Option<Direction>> {
+        match p.opt_str("table_search_direction")? {
+            None => Ok(None),
+            Some(d) if d.eq_ignore_ascii_case("next") => Ok(Some(Direction::Next)),
+            Some(d) if d.eq_ignore_ascii_case("previous") => Ok(Some(Direction::Previous)),
+            Some(d) => Err(ServiceError::bad_request(format!(
+                "parameters.table_search_direction: expected NEXT or PREVIOUS, got {d}"
+            ))),
+        }
+    }
+}
+
+/// The first matching line from `from` on (or back), read from the trace.
+pub(super) fn find(
+    plans: &Plans,
+    traces: &Traces<'_>,
+    search: &Search,
+    from: u64,
+    dir: Direction,
+) -> Result<Option<u64>> {
+    let block = CHECKPOINT_EVERY;
+    match dir {
+        Direction::Next => {
+            let mut pos = from;
+            loop {
+                let rows = traces.lines(plans, pos, block as usize)?;
+                if rows.is_empty() {
+                    return Ok(None);
+                }
+                if let Some(i) = rows.iter().position(|r| search.matches(r)) {
+                    return Ok(Some(pos + i as u64));
+                }
+                pos += rows.len() as u64;
+            }
+        }
+        Direction::Previous => {
+            let mut last = from.min(traces.size().saturating_sub(1));
+            loop {
+                let start = last.saturating_sub(block - 1);
+                let rows = traces.lines(plans, start, (last - start + 1) as usize)?;
+                if let Some(i) = rows.iter().rposition(|r| search.matches(r)) {
+                    return Ok(Some(start + i as u64));
+                }
+                if start == 0 {
+                    return Ok(None);
+                }
+                last = start - 1;
+            }
+        }
+    }
+}
