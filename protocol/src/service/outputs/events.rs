@@ -95,20 +95,16 @@ impl Row {
         }
     }
 
-    /// The line of `ev`, its thread the tracer's (the model's comes after);
-    /// the payload decoded only when `contents`.
-    fn of<'s, E: Event<'s>>(ev: &E, contents: bool) -> std::result::Result<Row, ReadError> {
-        let mut fields = Contents::default();
-        if contents {
-            ev.visit_fields(&mut fields)?;
-        }
-        Ok(Row {
+    /// The line of `ev` without its payload, its thread the tracer's (the
+    /// model's comes after).
+    fn of<'s, E: Event<'s>>(ev: &E) -> Row {
+        Row {
             ts: ev.ts(),
             cpu: ev.cpu(),
             name: ev.name().to_string(),
             tid: ev.thread(),
-            contents: fields.out,
-        })
+            contents: String::new(),
+        }
     }
 }
 
@@ -196,6 +192,30 @@ impl Collected {
         }
     }
 
+    /// Adds the line of `ev`, its payload decoded when `contents`, unless
+    /// `keep` cannot match it: the expressions on its time, CPU and type are
+    /// tested first, so that a line that fails them costs no decoding.
+    fn offer<'s, E: Event<'s>>(
+        &mut self,
+        ev: &E,
+        keep: Option<&Search>,
+        contents: bool,
+    ) -> std::result::Result<(), ReadError> {
+        let mut row = Row::of(ev);
+        if keep.is_some_and(|s| !s.may_match(&row)) {
+            return Ok(());
+        }
+        if contents {
+            let mut fields = Contents::default();
+            ev.visit_fields(&mut fields)?;
+            row.contents = fields.out;
+        }
+        self.rows.push(row);
+        self.pending = true;
+        self.unsettled = true;
+        Ok(())
+    }
+
     /// Drops the last line unless `keep` matches it (every line is kept
     /// without a search).
     fn settle(&mut self, keep: Option<&Search>) {
@@ -262,9 +282,7 @@ impl Tap for Lines<'_> {
         }
         self.index += 1;
         if i >= self.want.from {
-            shared.rows.push(Row::of(ev, true)?);
-            shared.pending = true;
-            shared.unsettled = true;
+            shared.offer(ev, self.want.keep, true)?;
         }
         Ok(Flow::Apply)
     }

@@ -343,9 +343,7 @@ impl Tap for Counter<'_> {
         }
         self.index += 1;
         let mut shared = self.shared.borrow_mut();
-        shared.rows.push(Row::of(ev, self.contents)?);
-        shared.pending = true;
-        shared.unsettled = true;
+        shared.offer(ev, Some(self.search), self.contents)?;
         Ok(Flow::Apply)
     }
 }

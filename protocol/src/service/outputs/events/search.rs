@@ -5,7 +5,7 @@
 
 use regex::Regex;
 
-use super::{Plans, Row, Traces, COLUMNS};
+use super::{Plans, Row, Traces, COLUMNS, CONTENTS, TID};
 use crate::service::index::CHECKPOINT_EVERY;
 use crate::service::params::{self, Result, ServiceError};
 
@@ -52,6 +52,15 @@ impl Search {
 
     pub(super) fn matches(&self, row: &Row) -> bool {
         !self.0.is_empty() && self.0.iter().all(|(c, re)| re.is_match(&row.cell(*c)))
+    }
+
+    /// Whether the expressions on the columns a line has before its payload
+    /// is decoded and its thread known (time, CPU, type) match `row`.
+    pub(super) fn may_match(&self, row: &Row) -> bool {
+        self.0
+            .iter()
+            .filter(|(c, _)| *c != TID && *c != CONTENTS)
+            .all(|(c, re)| re.is_match(&row.cell(*c)))
     }
 
     /// Whether an expression reads `column`.
