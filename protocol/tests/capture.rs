@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{repo_root, sextant, valid_json_output};
+use common::{dump_jsonl, repo_root, sextant, valid_json_output};
 use serde_json::Value;
 
 const TRACEFS: &str = "/sys/kernel/tracing";
@@ -156,20 +156,6 @@ fn bt2_event(line: &str) -> Bt2Event {
     }
 }
 
-fn dump(trace: &Path) -> Vec<Value> {
-    let out = sextant(&["dump", s(trace), "--format", "jsonl"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect()
-}
-
 fn oracle_available() -> bool {
     let ok = Command::new("/usr/bin/python3")
         .args(["-c", "import bt2"])
@@ -247,7 +233,7 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
     assert!(stderr.contains("lost (discarded): 0\n"), "{stderr}");
 
     // babeltrace2 and sextant read the same events.
-    let events = dump(&trace);
+    let events = dump_jsonl(&trace);
     let bt_lines = babeltrace2_lines(&trace).0;
     assert_eq!(
         bt_lines.len(),
@@ -505,7 +491,7 @@ fn tracefs_capture_stops_on_ctrl_c_and_keeps_the_events() {
     assert!(err.contains("interrupted"), "{err}");
     let pid = child.id();
     assert!(!instance_left(pid), "instances/sextant-{pid} left behind");
-    let events = dump(&trace);
+    let events = dump_jsonl(&trace);
     assert!(
         !events.is_empty(),
         "the events recorded before Ctrl-C are kept"
@@ -568,7 +554,7 @@ fn tracefs_capture_reports_lost_events() {
         .map(|t| t.split_whitespace().next().unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(bt_lost, lost, "babeltrace2: {bt_err}");
-    assert_eq!(lines.len(), dump(&trace).len());
+    assert_eq!(lines.len(), dump_jsonl(&trace).len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -620,7 +606,7 @@ fn stm_captures_decode_to_ctf_that_babeltrace2_reads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let events = dump(&ctf);
+    let events = dump_jsonl(&ctf);
     assert_eq!((babeltrace2_lines(&ctf).0.len(), events.len()), (1, 1));
     assert_eq!(events[0]["name"], "stm_data");
     assert_eq!(events[0]["fields"]["master"], 0x41);
@@ -649,7 +635,7 @@ fn stm_captures_decode_to_ctf_that_babeltrace2_reads() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(dump(&ctf2), events);
+    assert_eq!(dump_jsonl(&ctf2), events);
     // A wrong ID is an error naming the IDs present.
     let out = sextant(&[
         "capture",

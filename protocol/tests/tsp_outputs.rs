@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::server::Server;
-use common::{repo_root, sextant};
+use common::{dump_jsonl, repo_root, sextant};
 use serde_json::{json, Value};
 
 const EVENTS: &str =
@@ -21,22 +21,6 @@ const THREAD_STATUS: &str =
 
 fn i(v: &Value) -> i64 {
     v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-/// `sextant dump --format jsonl` of a fixture, one JSON object per event.
-fn dump(rel: &str) -> Vec<Value> {
-    let out = sextant(&[
-        "dump",
-        repo_root().join(rel).to_str().unwrap(),
-        "--format",
-        "jsonl",
-    ]);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The Contents cell the table should show for dump's `fields`.
@@ -107,7 +91,7 @@ fn check_against_dump(lines: &Value, all: &[Value], low: usize, perf: bool) {
 fn events_table_equals_dump_across_checkpoints() {
     let srv = Server::start();
     let (exp, info) = srv.open_trace("b", "fixtures/scenario-b/ctf");
-    let all = dump("fixtures/scenario-b/ctf");
+    let all = dump_jsonl("fixtures/scenario-b/ctf");
     assert_eq!(i(&info["nbEvents"]) as usize, all.len());
     let (st, cols) = srv.post(
         &format!("/experiments/{exp}/outputs/table/{EVENTS}/columns"),
@@ -179,7 +163,7 @@ fn events_table_equals_dump_across_checkpoints() {
 fn events_table_search() {
     let srv = Server::start();
     let (exp, _) = srv.open_trace("b", "fixtures/scenario-b/ctf");
-    let all = dump("fixtures/scenario-b/ctf");
+    let all = dump_jsonl("fixtures/scenario-b/ctf");
     let is_free = |e: &Value| e["name"].as_str().unwrap().ends_with("sched_process_free");
     let from = 10_000;
     let next = (from..all.len()).find(|&n| is_free(&all[n])).unwrap();
@@ -242,7 +226,7 @@ fn events_table_search() {
 fn events_table_on_ftrace_text() {
     let srv = Server::start();
     let (exp, _) = srv.open_trace("a-ftrace", "fixtures/scenario-a/trace.txt");
-    let all = dump("fixtures/scenario-a/trace.txt");
+    let all = dump_jsonl("fixtures/scenario-a/trace.txt");
     let m = lines(
         &srv,
         &exp,
@@ -300,7 +284,7 @@ fn events_table_of_two_traces_is_merged_in_time() {
         .iter()
         .enumerate()
     {
-        all.extend(dump(rel).into_iter().map(|e| (i(&e["ts"]), k, e)));
+        all.extend(dump_jsonl(rel).into_iter().map(|e| (i(&e["ts"]), k, e)));
     }
     all.sort_by_key(|(ts, k, _)| (*ts, *k));
     let all: Vec<Value> = all.into_iter().map(|x| x.2).collect();
@@ -421,7 +405,7 @@ fn statistics_data_trees() {
     );
     assert_eq!(st, 200, "{tree}");
     let mut expected: BTreeMap<String, u64> = BTreeMap::new();
-    let all = dump("fixtures/scenario-a/ctf");
+    let all = dump_jsonl("fixtures/scenario-a/ctf");
     for e in &all {
         *expected
             .entry(e["name"].as_str().unwrap().to_string())

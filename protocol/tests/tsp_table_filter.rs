@@ -8,8 +8,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::dump_jsonl;
 use common::server::Server;
-use common::{repo_root, sextant};
 use serde_json::{json, Value};
 
 const EVENTS: &str =
@@ -20,22 +20,6 @@ const CHECKPOINT_EVERY: usize = 4096;
 
 fn i(v: &Value) -> i64 {
     v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-/// `sextant dump --format jsonl` of a fixture, one JSON object per event.
-fn dump(rel: &str) -> Vec<Value> {
-    let out = sextant(&[
-        "dump",
-        repo_root().join(rel).to_str().unwrap(),
-        "--format",
-        "jsonl",
-    ]);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn post_lines(srv: &Server, exp: &str, params: &Value) -> Value {
@@ -133,7 +117,7 @@ fn rank_at(is_match: &[bool], n: usize) -> usize {
 fn filtered_table_is_dumps_matching_events_by_rank() {
     let srv = Server::start();
     let (exp, info) = srv.open_trace("b", "fixtures/scenario-b/ctf");
-    let all = dump("fixtures/scenario-b/ctf");
+    let all = dump_jsonl("fixtures/scenario-b/ctf");
     assert_eq!(i(&info["nbEvents"]) as usize, all.len());
     assert!(all.len() > 8 * CHECKPOINT_EVERY);
     let is_match: Vec<bool> = all
@@ -299,7 +283,7 @@ fn filtered_table_of_two_traces_is_merged_in_time() {
     }
     let mut all: Vec<(i64, usize, Value)> = Vec::new();
     for (k, rel) in rels.iter().enumerate() {
-        all.extend(dump(rel).into_iter().map(|e| (i(&e["ts"]), k, e)));
+        all.extend(dump_jsonl(rel).into_iter().map(|e| (i(&e["ts"]), k, e)));
     }
     all.sort_by_key(|(ts, k, _)| (*ts, *k));
     let all: Vec<Value> = all.into_iter().map(|x| x.2).collect();

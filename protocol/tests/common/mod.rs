@@ -19,6 +19,24 @@ pub fn sextant(args: &[&str]) -> Output {
         .expect("running sextant")
 }
 
+/// `sextant dump --format jsonl` of a trace (a path relative to the
+/// repository, or absolute), one JSON object per event.
+pub fn dump_jsonl(trace: impl AsRef<Path>) -> Vec<serde_json::Value> {
+    let trace = repo_root().join(trace);
+    let out = sextant(&["dump", trace.to_str().unwrap(), "--format", "jsonl"]);
+    assert!(
+        out.status.success(),
+        "dump {}: {}",
+        trace.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
