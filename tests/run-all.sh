@@ -27,7 +27,10 @@ javalog=$(mktemp)
 eclipselog=$(mktemp)
 browserlog=$(mktemp)
 trap 'rm -f "$log" "$nodelog" "$javalog" "$eclipselog" "$browserlog"' EXIT
-cargo test --workspace --profile ci 2>&1 | tee "$log"
+# Every test binary runs (--no-fail-fast): one failure does not hide the
+# others. Failures are counted in the summary, as the other steps' are.
+cargo_rc=0
+cargo test --workspace --profile ci --no-fail-fast 2>&1 | tee "$log" || cargo_rc=$?
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
 # Viewer uses) against the binary built above (profile ci, Cargo.toml). Its failures are
 # counted in the summary rather than stopping the script here.
@@ -99,15 +102,16 @@ tc-plugin/verify.sh 2>&1 | tee "$eclipselog" || eclipse_rc=$?
 # node test runner's "# pass N" / "# fail N" (node and browser tests), the
 # Java tests and the workbench tests (a node, browser, Maven or verify step
 # that fails before reporting, e.g. npm ci, counts as one failure).
-awk -v node_rc="$node_rc" -v java_rc="$java_rc" -v eclipse_rc="$eclipse_rc" -v browser_rc="$browser_rc" '
-     FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+awk -v cargo_rc="$cargo_rc" -v node_rc="$node_rc" -v java_rc="$java_rc" -v eclipse_rc="$eclipse_rc" -v browser_rc="$browser_rc" '
+     FILENAME == ARGV[1] && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) { f += $i; cf += $i } } }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
      FILENAME == ARGV[2] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; nf += $3 }
      FILENAME == ARGV[3] && $1 == "java:" { p += $2; f += $3; jf += $3 }
      FILENAME == ARGV[4] && $1 == "verify:" && $3 == "passed," { p += $2; f += $4; ef += $4; seen = 1 }
      FILENAME == ARGV[5] && $1 == "#" && NF == 3 && $2 == "pass" { p += $3 }
      FILENAME == ARGV[5] && $1 == "#" && NF == 3 && $2 == "fail" { f += $3; bf += $3 }
-     END { if (node_rc != 0 && nf == 0) f += 1
+     END { if (cargo_rc != 0 && cf == 0) f += 1
+           if (node_rc != 0 && nf == 0) f += 1
            if (java_rc != 0 && jf == 0) f += 1
            if (!seen || (eclipse_rc != 0 && ef == 0)) f += 1
            if (browser_rc != 0 && bf == 0) f += 1

@@ -277,10 +277,14 @@ fn pipelined(t: Transport) {
     eprintln!("{n} pipelined requests answered in {:?}", t0.elapsed());
 }
 
+/// Posting a model named `name` (each name its own model, so that each
+/// post is a pass over the trace, not a read of what the trace's store kept
+/// from an earlier post).
 fn create_params(exp: &str, name: &str, token: Option<&str>) -> Value {
+    let mut model = serde_json::from_str::<Value>(common::SWITCH_MODEL).unwrap();
+    model["name"] = json!(name);
     let mut p = json!({"expUUID": exp, "outputId": "sextant.executions", "name": name,
-        "sourceTypeId": "sextant.execution-model",
-        "parameters": serde_json::from_str::<Value>(common::SWITCH_MODEL).unwrap()});
+        "sourceTypeId": "sextant.execution-model", "parameters": model});
     if let Some(t) = token {
         p["workDoneToken"] = json!(t);
     }
