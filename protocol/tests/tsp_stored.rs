@@ -196,6 +196,15 @@ fn a_later_server_offers_the_posted_model_again_from_the_store() {
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(names.iter().all(|n| n.ends_with(": again")), "{names:?}");
     drop(last);
+    // `sextant store ls` says so too.
+    let out = common::sextant(&["store", "ls", &uri]);
+    let ls = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{ls}");
+    assert!(
+        ls.contains("offered to servers as \"again\" in experiment \"jobs-exp\""),
+        "{ls}"
+    );
+    assert!(!ls.contains(&format!("{NAME:?}")), "{ls}");
     std::fs::remove_dir_all(&root).unwrap();
 }
 

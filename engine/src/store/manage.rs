@@ -15,6 +15,9 @@ pub struct UnitInfo {
     pub bytes: u64,
     /// Its name as its manifest gives it (a model's name), when usable.
     pub state: Result<Option<String>, Unusable>,
+    /// For a model's executions: the configurations a server offers them
+    /// as, `(experiment, configuration name)`.
+    pub offered: Vec<(String, String)>,
 }
 
 impl TraceStore {
@@ -23,7 +26,12 @@ impl TraceStore {
         let mut out = Vec::new();
         for store in self.places.candidates(&self.canonical) {
             for dir in unit_dirs(&store) {
-                let state = unit::read_dir(&dir, &self.identity).map(|found| {
+                let found = unit::read_dir(&dir, &self.identity);
+                let offered = found
+                    .as_ref()
+                    .map(|f| super::results::offered(&f.details))
+                    .unwrap_or_default();
+                let state = found.map(|found| {
                     found
                         .details
                         .get("name")
@@ -34,6 +42,7 @@ impl TraceStore {
                     bytes: size_of(&dir),
                     dir,
                     state,
+                    offered,
                 });
             }
         }

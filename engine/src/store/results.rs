@@ -204,6 +204,18 @@ impl StoredExecutions {
     }
 }
 
+/// The configurations a unit's details offer its executions as:
+/// `(experiment, configuration name)` of each label.
+pub(super) fn offered(details: &serde_json::Value) -> Vec<(String, String)> {
+    details
+        .get("labels")
+        .and_then(|l| serde_json::from_value::<Vec<Label>>(l.clone()).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| (l.experiment, l.name))
+        .collect()
+}
+
 impl Label {
     /// Names the same configuration (experiment and name) as `other`.
     fn same_place(&self, other: &Label) -> bool {

@@ -307,6 +307,13 @@ fn a_posted_model_is_kept_with_its_labels_found_once_and_unlabelled() {
     assert_eq!(offered[0].2.executions, cli.executions);
     assert_eq!(labelled(&store, "e2")[0].1, b);
     assert!(labelled(&store, "e3").is_empty());
+    // `sextant store ls` says what the unit is offered as.
+    let units = store.units();
+    assert_eq!(units.len(), 1, "{units:?}");
+    assert_eq!(
+        units[0].offered,
+        [("e1".into(), "jobs".into()), ("e2".into(), "other".into())]
+    );
     // The same name posted again in e1 with other parameters replaces it.
     let mut a2 = a.clone();
     a2.parameters = serde_json::json!({"as": "posted again"});

@@ -19,7 +19,8 @@ pub struct Request {
 
 #[derive(clap::Subcommand)]
 enum Action {
-    /// Every unit stored for a trace: where, its size, usable or why not.
+    /// Every unit stored for a trace: where, its size, usable or why not,
+    /// and the configurations a server offers a model's executions as.
     Ls { trace: PathBuf },
     /// Remove a trace's stores.
     Rm { trace: PathBuf },
@@ -48,6 +49,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                     Err(e) => format!("unusable: {e}"),
                 };
                 println!("{}  {} bytes  {state}", u.dir.display(), u.bytes);
+                for (experiment, name) in &u.offered {
+                    println!("    offered to servers as {name:?} in experiment {experiment:?}");
+                }
             }
         }
         Action::Rm { trace } => {
