@@ -7,10 +7,11 @@
 //! against start, TREE_TIME_XY), the executions table, their statistics
 //! (DATA_TREE) and their duration density (TREE_GENERIC_XY).
 //!
-//! The executions of each trace are kept in its store with the name the
-//! client gave the model (`service::stored`): posting the model again reads
-//! them, a server started later offers the configuration again (`restore`),
-//! deleting it forgets them.
+//! The executions of each trace are kept in its store with the experiment's
+//! and the configuration's names (`service::stored`): posting the model
+//! again reads them, a server started later offers the configuration again
+//! in an experiment of the same name (`restore`), deleting it takes the
+//! label off (the executions stay for the command line).
 //!
 //! Known gap: the executions are found by a second pass over the trace files
 //! (on the blocking thread of the request), not in the indexing pass; the
