@@ -70,7 +70,10 @@ pub struct StreamFile {
     pending: Option<DecodeError>,
     /// Per stream class: whether decoding must replay the header (`frame::needs_replay`).
     replay: Vec<bool>,
-    current: Option<Framed>,
+    /// Whether the stream is on an event: then it is `batch[next - 1]`,
+    /// read in place rather than copied out for every event (the copy was a
+    /// quarter of the merge's time when only names and times are read).
+    on_event: bool,
     in_packet: bool,
     /// With `--jobs`: packets framed by a pool instead of here.
     feed: Option<Feed>,
@@ -148,7 +151,7 @@ impl StreamFile {
             next: 0,
             pending: None,
             replay,
-            current: None,
+            on_event: false,
             in_packet: false,
             feed: None,
             discarded: 0,
@@ -285,7 +288,7 @@ impl StreamFile {
     pub fn seek(&mut self, ns: i64) -> Result<bool, CtfError> {
         self.release(self.data.clone());
         self.in_packet = false;
-        self.current = None;
+        self.on_event = false;
         self.reset_batch();
         // After a seek the stream frames its packets itself.
         self.feed = None;
@@ -399,9 +402,9 @@ impl StreamFile {
     /// Moves to the next event; false at the end of the stream.
     #[inline]
     pub fn advance(&mut self) -> Result<bool, CtfError> {
-        if let Some(&f) = self.batch.get(self.next) {
+        if self.next < self.batch.len() {
             self.next += 1;
-            self.current = Some(f);
+            self.on_event = true;
             return Ok(true);
         }
         self.refill()
@@ -435,13 +438,13 @@ impl StreamFile {
                     }
                 };
                 if !more {
-                    self.current = None;
+                    self.on_event = false;
                     return Ok(false);
                 }
             }
-            if let Some(&f) = self.batch.first() {
+            if !self.batch.is_empty() {
                 self.next = 1;
-                self.current = Some(f);
+                self.on_event = true;
                 return Ok(true);
             }
             if let Some(e) = &self.pending {
@@ -549,12 +552,21 @@ impl StreamFile {
     }
 
     /// Timestamp of the current event in ns from the clock's origin.
+    #[inline]
     pub fn ts(&self) -> Option<i64> {
-        self.current.map(|c| c.ns)
+        self.current().map(|c| c.ns)
+    }
+
+    #[inline]
+    fn current(&self) -> Option<&Framed> {
+        match self.on_event {
+            true => self.batch.get(self.next.wrapping_sub(1)),
+            false => None,
+        }
     }
 
     pub fn event(&self) -> Option<EventRef<'_>> {
-        let c = self.current?;
+        let c = self.current()?;
         let class = self.stream_class().event(c.class)?;
         Some(EventRef {
             stream: self,
@@ -578,7 +590,7 @@ struct Feed {
 pub struct EventRef<'s> {
     stream: &'s StreamFile,
     class: &'s EventClass,
-    current: Framed,
+    current: &'s Framed,
 }
 
 impl<'s> EventRef<'s> {
@@ -647,7 +659,7 @@ impl<'s> EventRef<'s> {
             s.stream_class(),
             &s.slots,
             s.bytes(),
-            &self.current,
+            self.current,
             s.packet.content_bits,
         )
         .map_err(|e| s.decode_error(e))
