@@ -4,6 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::intern::Key;
 use super::names::EntityType;
 use super::os::{EventAction, SignalAction};
 use super::process::ProcessAction;
@@ -35,18 +36,19 @@ pub struct Class {
 /// Class ids of one target type, by action.
 type ByAction = HashMap<Box<[u8]>, u32>;
 
-/// Slots of the class cache (a power of two).
-const SLOTS: usize = 64;
+/// Bits of a slot number of the class cache.
+const BITS: u32 = 6;
 
 /// Classes by (type, action), numbered from 0 in order of appearance.
 #[derive(Debug)]
 pub struct Classes {
     by_type: HashMap<Box<[u8]>, ByAction>,
     classes: Vec<Class>,
-    /// Class ids by a cheap hash of (type, action), checked against the
-    /// class's name: a trace has a few dozen classes, and hashing both
-    /// names fully for every row cost more than the rest of the lookup.
-    cache: [u32; SLOTS],
+    /// Class ids by the keys of (type, action), which are the names
+    /// themselves when short (they are: `T`, `activate`): a trace has a
+    /// few dozen classes, and hashing both names fully for every row, or
+    /// comparing them with `memcmp`, cost more than the rest of the lookup.
+    cache: [(Key, Key, u32); 1 << BITS],
 }
 
 impl Default for Classes {
@@ -54,21 +56,9 @@ impl Default for Classes {
         Classes {
             by_type: HashMap::default(),
             classes: Vec::new(),
-            cache: [u32::MAX; SLOTS],
+            cache: [(Key::of(b""), Key::of(b""), u32::MAX); 1 << BITS],
         }
     }
-}
-
-/// The cache slot of (type, action): their lengths and end bytes.
-fn slot(target_type: &[u8], action: &[u8]) -> usize {
-    let end = |b: &[u8]| b.last().map_or(0, |&c| usize::from(c));
-    let first = |b: &[u8]| b.first().map_or(0, |&c| usize::from(c));
-    (target_type.len() * 7
-        + first(target_type) * 3
-        + action.len() * 5
-        + first(action)
-        + end(action) * 11)
-        % SLOTS
 }
 
 /// Whether `name` is `<type>_<action>`.
@@ -81,16 +71,28 @@ fn named(name: &str, target_type: &[u8], action: &[u8]) -> bool {
 }
 
 impl Classes {
+    #[inline]
     pub fn id(&mut self, target_type: &[u8], action: &[u8]) -> u32 {
-        let k = slot(target_type, action);
-        let cached = self.cache[k];
-        if let Some(c) = self.classes.get(cached as usize) {
-            if named(&c.name, target_type, action) {
-                return cached;
+        let keys = (Key::of(target_type), Key::of(action));
+        let k = (keys.0.slot(BITS) + keys.1.slot(BITS)) % (1 << BITS);
+        let (t, a, cached) = self.cache[k];
+        if (t, a) == keys {
+            let exact = t.is_exact() && a.is_exact();
+            // An empty slot has an id no class has, so `get` fails then.
+            if let Some(c) = self.classes.get(cached as usize) {
+                if exact || named(&c.name, target_type, action) {
+                    return cached;
+                }
             }
         }
+        self.missed(target_type, action, keys, k)
+    }
+
+    /// A class not in its cache slot: looked up (or made) and cached.
+    #[cold]
+    fn missed(&mut self, target_type: &[u8], action: &[u8], keys: (Key, Key), k: usize) -> u32 {
         if let Some(&id) = self.by_type.get(target_type).and_then(|a| a.get(action)) {
-            self.cache[k] = id;
+            self.cache[k] = (keys.0, keys.1, id);
             return id;
         }
         let id = self.classes.len() as u32;
@@ -118,7 +120,7 @@ impl Classes {
             .entry(target_type.into())
             .or_default()
             .insert(action.into(), id);
-        self.cache[k] = id;
+        self.cache[k] = (keys.0, keys.1, id);
         id
     }
 

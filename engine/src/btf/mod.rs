@@ -13,6 +13,7 @@ pub mod classes;
 mod error;
 pub mod header;
 pub mod instances;
+pub mod intern;
 pub mod lanes;
 pub mod model;
 pub mod names;

@@ -19,6 +19,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::classes::{Class, ClassKind};
+use super::intern::Names;
 use super::names::{self, core_number, process_name, thread_id};
 use super::process::{self, ProcessAction, ProcessState};
 use super::reader::Row;
@@ -139,9 +140,20 @@ struct Disagreements {
     first: Option<(usize, String)>,
 }
 
+/// The numbers of a row's source and target names.
+#[derive(Debug, Clone, Copy)]
+struct Ids {
+    source: u32,
+    target: u32,
+}
+
 #[derive(Debug, Default)]
 pub struct BtfModel {
-    entities: HashMap<Box<[u8]>, Entity>,
+    /// Every source and target name, numbered: the maps below are keyed by
+    /// these numbers, so a row's names are hashed and compared once.
+    names: Names,
+    /// By name number: the name's interpretation, once asked for.
+    entities: Vec<Option<Entity>>,
     processes: HashMap<i64, Process>,
     /// Per core: the thread it runs.
     cores: Vec<Option<i64>>,
@@ -149,10 +161,10 @@ pub struct BtfModel {
     unnumbered_cores: u32,
     /// Per stimulus: its last triggered instance and the process that
     /// triggered it (the waker of what it activates).
-    stimuli: HashMap<Box<[u8]>, (i64, Option<i64>)>,
+    stimuli: HashMap<u32, (i64, Option<i64>)>,
     /// Per runnable: its live instances' states.
-    runnables: HashMap<Box<[u8]>, Vec<(i64, RunnableState)>>,
-    semaphores: HashMap<Box<[u8]>, Semaphore>,
+    runnables: HashMap<u32, Vec<(i64, RunnableState)>>,
+    semaphores: HashMap<u32, Semaphore>,
     disagreements: Disagreements,
     rows_without_core: u64,
 }
@@ -191,14 +203,18 @@ impl BtfModel {
     }
 
     pub fn apply(&mut self, row: &Row<'_>, class: &Class) -> Outcome {
+        let ids = Ids {
+            source: self.names.id(row.source()),
+            target: self.names.id(row.target()),
+        };
+        if self.entities.len() < self.names.count() {
+            self.entities.resize(self.names.count(), None);
+        }
         match class.kind {
-            ClassKind::Process(action) => self.process_row(row, action),
+            ClassKind::Process(action) => self.process_row(row, ids, action),
             ClassKind::Runnable(action) => {
-                let mut out = self.acting(row, true);
-                if !self.runnables.contains_key(row.target()) {
-                    self.runnables.insert(row.target().into(), Vec::new());
-                }
-                let live = self.runnables.get_mut(row.target()).expect("inserted");
+                let mut out = self.acting(row, ids, true);
+                let live = self.runnables.entry(ids.target).or_default();
                 let number = row.target_instance();
                 let k = live.iter().position(|r| r.0 == number).unwrap_or_else(|| {
                     live.push((number, RunnableState::Unknown));
@@ -228,13 +244,9 @@ impl BtfModel {
                 out
             }
             ClassKind::Semaphore(action) => {
-                let own = row.source() == row.target();
-                let mut out = self.acting(row, !own);
-                if !self.semaphores.contains_key(row.target()) {
-                    self.semaphores
-                        .insert(row.target().into(), Semaphore::default());
-                }
-                let sem = self.semaphores.get_mut(row.target()).expect("inserted");
+                let own = ids.source == ids.target;
+                let mut out = self.acting(row, ids, !own);
+                let sem = self.semaphores.entry(ids.target).or_default();
                 let result = sem.apply(action, if own { None } else { out.tid }, row.note());
                 out.state = sem.state.as_str();
                 if let Err(u) = result {
@@ -249,35 +261,30 @@ impl BtfModel {
                 }
                 out
             }
-            ClassKind::Event(_) => self.acting(row, true),
+            ClassKind::Event(_) => self.acting(row, ids, true),
             ClassKind::Trigger => {
-                let out = self.acting(row, false);
-                let last = (row.target_instance(), out.tid);
-                match self.stimuli.get_mut(row.target()) {
-                    Some(s) => *s = last,
-                    None => {
-                        self.stimuli.insert(row.target().into(), last);
-                    }
-                }
+                let out = self.acting(row, ids, false);
+                self.stimuli
+                    .insert(ids.target, (row.target_instance(), out.tid));
                 out
             }
             ClassKind::Core => {
-                let mut out = self.acting(row, false);
-                let core = self.core_of(row.target());
+                let mut out = self.acting(row, ids, false);
+                let core = self.core_of(ids.target, row.target());
                 out.core = core;
                 if out.tid.is_none() {
                     out.cpu = core;
                 }
                 out
             }
-            ClassKind::Signal(_) | ClassKind::Other => self.acting(row, false),
+            ClassKind::Signal(_) | ClassKind::Other => self.acting(row, ids, false),
         }
     }
 
     /// A row whose source acts: the source's thread when it is a process
     /// (`known`: only if seen as one), on the core it runs on.
-    fn acting(&mut self, row: &Row<'_>, must_be_process: bool) -> Outcome {
-        let (e, _) = self.entity(row.source());
+    fn acting(&mut self, row: &Row<'_>, ids: Ids, must_be_process: bool) -> Outcome {
+        let (e, _) = self.entity(ids.source, row.source());
         let mut tid = None;
         let mut running_on = None;
         if let Some(t) = e.tid {
@@ -307,13 +314,13 @@ impl BtfModel {
         }
     }
 
-    fn process_row(&mut self, row: &Row<'_>, action: ProcessAction) -> Outcome {
+    fn process_row(&mut self, row: &Row<'_>, ids: Ids, action: ProcessAction) -> Outcome {
         let action = if action == ProcessAction::Preempt && names::is_creation(row.note()) {
             ProcessAction::Activate
         } else {
             action
         };
-        let (target, new_name) = self.entity(row.target());
+        let (target, new_name) = self.entity(ids.target, row.target());
         let Some(tid) = target.tid else {
             return Outcome::default();
         };
@@ -331,7 +338,7 @@ impl BtfModel {
         let core = match target.prefix_core {
             Some(c) => Some(c),
             None if action != ProcessAction::Activate && action != ProcessAction::Notification => {
-                self.core_of(row.source())
+                self.core_of(ids.source, row.source())
             }
             None => None,
         };
@@ -410,14 +417,16 @@ impl BtfModel {
             _ => None,
         };
         let created = first_sight || names::is_creation(row.note());
-        self.derive(row, tid, old, new, created, &mut out);
+        self.derive(row, ids, tid, old, new, created, &mut out);
         out
     }
 
     /// The scheduling events of a thread going from `old` to `new`.
+    #[allow(clippy::too_many_arguments)]
     fn derive(
         &mut self,
         row: &Row<'_>,
+        ids: Ids,
         tid: i64,
         old: KState,
         new: KState,
@@ -459,7 +468,7 @@ impl BtfModel {
             (KState::Blocked | KState::Unknown, KState::WaitingCpu) => {
                 out.before[0] = Some(Derived::Wakeup {
                     tid,
-                    cpu: self.waker_core(row),
+                    cpu: self.waker_core(row, ids),
                     new: new_thread,
                 });
             }
@@ -481,10 +490,10 @@ impl BtfModel {
 
     /// Where the waker of a wake-up runs: for an activation, the process
     /// that triggered the stimulus; for a release, the row's core.
-    fn waker_core(&mut self, row: &Row<'_>) -> Option<u32> {
+    fn waker_core(&mut self, row: &Row<'_>, ids: Ids) -> Option<u32> {
         let by = self
             .stimuli
-            .get(row.source())
+            .get(&ids.source)
             .filter(|(instance, _)| *instance == row.source_instance())
             .and_then(|(_, tid)| *tid);
         match by {
@@ -492,7 +501,7 @@ impl BtfModel {
                 Some(KState::Running(c)) => Some(c),
                 _ => None,
             },
-            None if self.is_core_name(row.source()) => self.core_of(row.source()),
+            None if self.is_core_name(ids.source) => self.core_of(ids.source, row.source()),
             None => None,
         }
     }
@@ -509,9 +518,11 @@ impl BtfModel {
         self.cores[i] = tid;
     }
 
-    /// The interpretation of a name, and whether it is seen for the first time.
-    fn entity(&mut self, raw: &[u8]) -> (Entity, bool) {
-        if let Some(e) = self.entities.get(raw) {
+    /// The interpretation of name number `id` (`raw`), and whether it is
+    /// asked for the first time.
+    fn entity(&mut self, id: u32, raw: &[u8]) -> (Entity, bool) {
+        let slot = &mut self.entities[id as usize];
+        if let Some(e) = slot {
             return (*e, false);
         }
         let p = process_name(raw);
@@ -520,29 +531,29 @@ impl BtfModel {
             prefix_core: p.core,
             core: None,
         };
-        self.entities.insert(raw.into(), e);
+        *slot = Some(e);
         (e, true)
     }
 
-    /// The core a name names (the source of a core's action, or a `C`
-    /// target), numbered on first sight.
-    fn core_of(&mut self, raw: &[u8]) -> Option<u32> {
-        if let Some(c) = self.entities.get(raw).and_then(|e| e.core) {
+    /// The core name number `id` (`raw`) names (the source of a core's
+    /// action, or a `C` target), numbered on first sight.
+    fn core_of(&mut self, id: u32, raw: &[u8]) -> Option<u32> {
+        if let Some(c) = self.entities[id as usize].and_then(|e| e.core) {
             return Some(c);
         }
         let number = core_number(raw).unwrap_or_else(|| {
             self.unnumbered_cores += 1;
             999 + self.unnumbered_cores
         });
-        self.entity(raw);
-        if let Some(e) = self.entities.get_mut(raw) {
+        self.entity(id, raw);
+        if let Some(e) = &mut self.entities[id as usize] {
             e.core = Some(number);
         }
         Some(number)
     }
 
-    fn is_core_name(&self, raw: &[u8]) -> bool {
-        self.entities.get(raw).is_some_and(|e| e.core.is_some())
+    fn is_core_name(&self, id: u32) -> bool {
+        self.entities[id as usize].is_some_and(|e| e.core.is_some())
     }
 
     fn disagree(&mut self, row: &Row<'_>, message: String) {

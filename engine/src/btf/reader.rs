@@ -94,7 +94,10 @@ pub struct BtfReader {
     data_start: usize,
     /// Start of the next line to read.
     pos: usize,
-    current: Option<Current>,
+    /// The current row, parsed in place (not moved in for every row).
+    current: Current,
+    /// Whether `current` holds a row (after `advance` returned true).
+    has_row: bool,
     /// Time (ns) and raw time of the last row yielded, for the order check.
     last: Option<(i64, u64)>,
     /// After a seek: rows before this time are read but not yielded.
@@ -126,7 +129,8 @@ impl BtfReader {
             options,
             data_start: 0,
             pos: 0,
-            current: None,
+            current: Current::default(),
+            has_row: false,
             last: None,
             floor: i64::MIN,
             skipped: Skipped::default(),
@@ -177,8 +181,12 @@ impl BtfReader {
     }
 
     /// The current row, after `advance` returned true.
+    #[inline]
     pub fn row(&self) -> Option<Row<'_>> {
-        let c = self.current.as_ref()?;
+        if !self.has_row {
+            return None;
+        }
+        let c = &self.current;
         Some(Row {
             line: &self.data[c.start..c.end],
             fields: &c.fields,
@@ -190,8 +198,8 @@ impl BtfReader {
     /// Moves to the next row; false at the end of the file.
     pub fn advance(&mut self) -> Result<bool, BtfError> {
         loop {
+            self.has_row = false;
             let Some((start, end)) = self.next_line()? else {
-                self.current = None;
                 return Ok(false);
             };
             let line = &self.data[start..end];
@@ -207,11 +215,11 @@ impl BtfReader {
                 }
             }
             match self.parse_row(start, end) {
-                Ok(Some(c)) => {
-                    self.current = Some(c);
+                Ok(true) => {
+                    self.has_row = true;
                     return Ok(true);
                 }
-                Ok(None) => continue,
+                Ok(false) => continue,
                 Err((column, message)) => self.reject(start, column, message)?,
             }
         }
@@ -234,7 +242,7 @@ impl BtfReader {
             }
         }
         self.pos = lo;
-        self.current = None;
+        self.has_row = false;
         self.last = None;
         self.floor = ns;
         Ok(())
@@ -395,11 +403,13 @@ impl BtfReader {
         }
     }
 
-    /// Parses the row in `start..end`; `None` when it lies before the seek
-    /// floor. Errors are (column, message).
-    fn parse_row(&mut self, start: usize, end: usize) -> Result<Option<Current>, (usize, String)> {
+    /// Parses the row in `start..end` into `current`; false when it lies
+    /// before the seek floor. Errors are (column, message).
+    fn parse_row(&mut self, start: usize, end: usize) -> Result<bool, (usize, String)> {
         let line = &self.data[start..end];
-        let fields = row::parse(line).map_err(|e| (e.column, e.message))?;
+        let c = &mut self.current;
+        row::parse_into(line, &mut c.fields).map_err(|e| (e.column, e.message))?;
+        let fields = &c.fields;
         let ts = self.header.time_scale.to_ns(fields.time).ok_or_else(|| {
             (
                 1,
@@ -421,15 +431,11 @@ impl BtfReader {
             }
         }
         if ts < self.floor {
-            return Ok(None);
+            return Ok(false);
         }
         self.last = Some((ts, fields.time));
-        Ok(Some(Current {
-            start,
-            end,
-            fields,
-            ts,
-        }))
+        (c.start, c.end, c.ts) = (start, end, ts);
+        Ok(true)
     }
 
     /// A malformed row: an error, or skipped and counted when lenient.
