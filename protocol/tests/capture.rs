@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{dump_jsonl, repo_root, sextant, valid_json_output};
+use common::{dump_jsonl, jsonl, repo_root, sextant, valid_json_output};
 use serde_json::Value;
 
 const TRACEFS: &str = "/sys/kernel/tracing";
@@ -182,11 +182,7 @@ fn oracle(trace: &Path) -> Vec<Value> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect()
+    jsonl(&out.stdout)
 }
 
 /// One period of the scenario as the program measured it (CLOCK_MONOTONIC ns).

@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::server::Server;
-use common::{dump_jsonl, repo_root, sextant};
+use common::{dump_jsonl, repo_root, sextant, table_cells};
 use serde_json::{json, Value};
 
 const EVENTS: &str =
@@ -47,21 +47,12 @@ fn lines(srv: &Server, exp: &str, params: Value) -> Value {
     v["model"].clone()
 }
 
-fn cells(line: &Value) -> Vec<String> {
-    line["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["content"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// Checks table lines against dump's events, from `low` on.
 fn check_against_dump(lines: &Value, all: &[Value], low: usize, perf: bool) {
     for (k, line) in lines["lines"].as_array().unwrap().iter().enumerate() {
         let n = low + k;
         assert_eq!(i(&line["index"]), n as i64);
-        let c = cells(line);
+        let c = table_cells(line);
         let ev = &all[n];
         assert_eq!(c[0], ev["ts"].to_string(), "line {n}");
         assert_eq!(c[1], ev["cpu"].to_string(), "line {n}");
@@ -137,7 +128,7 @@ fn events_table_equals_dump_across_checkpoints() {
                "requested_table_column_ids": [2, 0]}),
     );
     assert_eq!(m["columnIds"], json!([2, 0]));
-    let c = cells(&m["lines"][0]);
+    let c = table_cells(&m["lines"][0]);
     assert_eq!(
         c,
         [
@@ -247,7 +238,7 @@ fn events_table_on_ftrace_text() {
     let text = String::from_utf8(text.stdout).unwrap();
     for (line, t) in m["lines"].as_array().unwrap().iter().zip(text.lines()) {
         let tid = t.split(" tid=").nth(1).unwrap().split(' ').next().unwrap();
-        assert_eq!(cells(line)[3], tid);
+        assert_eq!(table_cells(line)[3], tid);
     }
 }
 

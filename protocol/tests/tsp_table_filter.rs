@@ -8,8 +8,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::dump_jsonl;
 use common::server::Server;
+use common::{dump_jsonl, table_cells};
 use serde_json::{json, Value};
 
 const EVENTS: &str =
@@ -51,15 +51,6 @@ fn filtered(srv: &Server, exp: &str, mut params: Value) -> Value {
     }
 }
 
-fn cells(line: &Value) -> Vec<String> {
-    line["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["content"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// The Contents cell as a sorted list of `name=value` (the JSON parser here
 /// may sort the payload's names).
 fn pairs_of_cell(s: &str) -> Vec<String> {
@@ -93,7 +84,7 @@ fn check_page(page: &Value, matches: &[&Value], low: usize, n: usize) {
         let rank = low + k;
         assert_eq!(i(&line["index"]) as usize, rank);
         assert_eq!(line["tags"], 8, "rank {rank}: a match is tagged");
-        let (c, ev) = (cells(line), matches[rank]);
+        let (c, ev) = (table_cells(line), matches[rank]);
         assert_eq!(c[0], ev["ts"].to_string(), "rank {rank}");
         assert_eq!(c[1], ev["cpu"].to_string(), "rank {rank}");
         assert_eq!(c[2], ev["name"].as_str().unwrap(), "rank {rank}");
@@ -190,7 +181,7 @@ fn filtered_table_steps_over_blocks_without_a_match() {
         .as_array()
         .unwrap()
         .iter()
-        .map(cells)
+        .map(table_cells)
         .collect();
     let futex_exits: Vec<&Vec<String>> = table
         .iter()
@@ -226,7 +217,7 @@ fn filtered_table_steps_over_blocks_without_a_match() {
             .as_array()
             .unwrap()
             .iter()
-            .map(cells)
+            .map(table_cells)
             .collect();
         let expected: Vec<Vec<String>> = expected.into_iter().cloned().collect();
         assert_eq!(got, expected, "{search}");
@@ -244,7 +235,7 @@ fn filtered_table_steps_over_blocks_without_a_match() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(cells)
+                .map(table_cells)
                 .collect();
             assert_eq!(
                 got,

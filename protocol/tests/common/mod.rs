@@ -30,10 +30,25 @@ pub fn dump_jsonl(trace: impl AsRef<Path>) -> Vec<serde_json::Value> {
         trace.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    out.stdout
+    jsonl(&out.stdout)
+}
+
+/// One JSON value per non-empty line.
+pub fn jsonl(bytes: &[u8]) -> Vec<serde_json::Value> {
+    bytes
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+/// The cells of a TSP table line, as text.
+pub fn table_cells(line: &serde_json::Value) -> Vec<String> {
+    line["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["content"].as_str().unwrap().to_string())
         .collect()
 }
 
