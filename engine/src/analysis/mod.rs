@@ -7,3 +7,4 @@ pub mod facilities;
 pub mod model;
 pub mod states;
 pub mod stats;
+pub mod thread_table;

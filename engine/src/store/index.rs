@@ -7,9 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    ArrayBuilder, Int64Builder, ListBuilder, StringBuilder, UInt64Builder, UInt8Builder,
-};
+use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder, UInt64Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
@@ -18,9 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
-use crate::analysis::states::{Interval, ThreadRow};
-use crate::export::{ExportError, BATCH_ROWS};
-use crate::kernel::model::ThreadState;
+use crate::analysis::thread_table::{IntervalColumns, Life, ThreadTable};
+use crate::export::ExportError;
 
 /// The unit's directory name in a trace's store.
 pub const UNIT: &str = "index";
@@ -59,11 +56,11 @@ pub struct Statistics {
 }
 
 /// The index of one trace.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IndexTables {
     pub statistics: Statistics,
     /// By TID, then start.
-    pub threads: Vec<ThreadRow>,
+    pub threads: ThreadTable,
     /// (event name as written in the trace, count), by name.
     pub event_types: Vec<(String, u64)>,
     /// Checkpoint `k` is at event number `k * every`.
@@ -75,22 +72,6 @@ pub struct IndexTables {
 struct Details {
     statistics: Statistics,
     histogram: Buckets,
-}
-
-/// Thread states by their code in the intervals table.
-const STATES: [ThreadState; 5] = [
-    ThreadState::Running,
-    ThreadState::Preempted,
-    ThreadState::Blocked,
-    ThreadState::WaitingCpu,
-    ThreadState::Unknown,
-];
-
-fn code(state: ThreadState) -> u8 {
-    STATES
-        .iter()
-        .position(|&s| s == state)
-        .expect("every state") as u8
 }
 
 fn threads_schema() -> SchemaRef {
@@ -151,7 +132,7 @@ impl IndexTables {
             Table {
                 name: "intervals.arrow",
                 schema: intervals_schema(),
-                batches: self.intervals_batches()?,
+                batches: vec![self.intervals_batch()?],
             },
             Table {
                 name: "event_types.arrow",
@@ -219,13 +200,13 @@ impl IndexTables {
             Int64Builder::new(),
             UInt64Builder::new(),
         );
-        for r in &self.threads {
+        for r in &self.threads.lives {
             tid.append_value(r.tid);
             pid.append_option(r.pid);
             comm.append_value(&r.comm);
             start.append_value(r.start);
             end.append_value(r.end);
-            n.append_value(r.intervals.len() as u64);
+            n.append_value(r.span.len() as u64);
         }
         batch(
             threads_schema(),
@@ -240,38 +221,18 @@ impl IndexTables {
         )
     }
 
-    fn intervals_batches(&self) -> Result<Vec<RecordBatch>, ExportError> {
-        let all = self.threads.iter().flat_map(|r| &r.intervals);
-        let mut batches = Vec::new();
-        let (mut start, mut end, mut state) = (
-            Int64Builder::new(),
-            Int64Builder::new(),
-            UInt8Builder::new(),
-        );
-        let mut flush = |start: &mut Int64Builder,
-                         end: &mut Int64Builder,
-                         state: &mut UInt8Builder|
-         -> Result<(), ExportError> {
-            batches.push(batch(
-                intervals_schema(),
-                vec![
-                    Arc::new(start.finish()),
-                    Arc::new(end.finish()),
-                    Arc::new(state.finish()),
-                ],
-            )?);
-            Ok(())
-        };
-        for i in all {
-            start.append_value(i.start);
-            end.append_value(i.end);
-            state.append_value(code(i.state));
-            if start.len() == BATCH_ROWS {
-                flush(&mut start, &mut end, &mut state)?;
-            }
-        }
-        flush(&mut start, &mut end, &mut state)?;
-        Ok(batches)
+    /// Every interval in one batch, so that a reader maps each column as
+    /// one slice (lives are ranges of rows).
+    fn intervals_batch(&self) -> Result<RecordBatch, ExportError> {
+        let c = &self.threads.intervals;
+        batch(
+            intervals_schema(),
+            vec![
+                Arc::new(c.start.clone()),
+                Arc::new(c.end.clone()),
+                Arc::new(c.state.clone()),
+            ],
+        )
     }
 
     fn event_types_batch(&self) -> Result<RecordBatch, ExportError> {
@@ -323,9 +284,11 @@ fn read(found: &mut Found, name: &str, schema: SchemaRef) -> Result<Vec<RecordBa
     Ok(batches)
 }
 
-fn read_threads(found: &mut Found) -> Result<Vec<ThreadRow>, Unusable> {
-    let mut threads = Vec::new();
-    let mut lengths = Vec::new();
+/// The lives and their intervals; the intervals' columns stay the mapped
+/// file's pages.
+fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
+    let mut lives = Vec::new();
+    let mut next = 0usize;
     for b in read(found, "threads.arrow", threads_schema())? {
         let tid = b.column(0).as_primitive::<Int64Type>();
         let pid = b.column(1).as_primitive::<Int64Type>();
@@ -334,52 +297,45 @@ fn read_threads(found: &mut Found) -> Result<Vec<ThreadRow>, Unusable> {
         let end = b.column(4).as_primitive::<Int64Type>();
         let n = b.column(5).as_primitive::<UInt64Type>();
         for i in 0..b.num_rows() {
-            threads.push(ThreadRow {
+            let first = next;
+            next = usize::try_from(n.value(i))
+                .ok()
+                .and_then(|n| first.checked_add(n))
+                .ok_or_else(|| found.corrupt("threads.arrow", "an interval count overflows"))?;
+            lives.push(Life {
                 tid: tid.value(i),
                 pid: (!pid.is_null(i)).then(|| pid.value(i)),
                 comm: comm.value(i).to_string(),
                 start: start.value(i),
                 end: end.value(i),
-                intervals: Vec::new(),
-            });
-            lengths.push(n.value(i));
-        }
-    }
-    let mut rows = threads.iter_mut().zip(lengths).peekable();
-    for b in read(found, "intervals.arrow", intervals_schema())? {
-        let start = b.column(0).as_primitive::<Int64Type>();
-        let end = b.column(1).as_primitive::<Int64Type>();
-        let state = b.column(2).as_primitive::<UInt8Type>();
-        for i in 0..b.num_rows() {
-            // The next thread that still lacks intervals.
-            while rows
-                .peek()
-                .is_some_and(|(r, n)| r.intervals.len() as u64 == *n)
-            {
-                rows.next();
-            }
-            let Some((row, _)) = rows.peek_mut() else {
-                return Err(
-                    found.corrupt("intervals.arrow", "more intervals than the threads have")
-                );
-            };
-            let state = STATES
-                .get(usize::from(state.value(i)))
-                .copied()
-                .ok_or_else(|| {
-                    found.corrupt("intervals.arrow", format!("state code {}", state.value(i)))
-                })?;
-            row.intervals.push(Interval {
-                start: start.value(i),
-                end: end.value(i),
-                state,
+                span: first..next,
             });
         }
     }
-    if rows.any(|(r, n)| r.intervals.len() as u64 != n) {
-        return Err(found.corrupt("intervals.arrow", "fewer intervals than the threads have"));
+    let batches = read(found, "intervals.arrow", intervals_schema())?;
+    let [b] = &batches[..] else {
+        return Err(found.corrupt(
+            "intervals.arrow",
+            format!("{} batches, one was written", batches.len()),
+        ));
+    };
+    if b.num_rows() != next {
+        return Err(found.corrupt(
+            "intervals.arrow",
+            format!("{} intervals, the threads have {next}", b.num_rows()),
+        ));
     }
-    Ok(threads)
+    // State codes are not scanned here (that would bring every page in):
+    // the checksum says the file is as written, and `States::get` reads a
+    // code no state has as unknown rather than failing.
+    Ok(ThreadTable {
+        lives,
+        intervals: IntervalColumns {
+            start: b.column(0).as_primitive::<Int64Type>().clone(),
+            end: b.column(1).as_primitive::<Int64Type>().clone(),
+            state: b.column(2).as_primitive::<UInt8Type>().clone(),
+        },
+    })
 }
 
 fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {

@@ -14,6 +14,7 @@
 pub mod identity;
 pub mod index;
 mod manage;
+mod mapped;
 pub mod results;
 mod unit;
 
@@ -24,7 +25,7 @@ pub use manage::{collect_cache_garbage, UnitInfo};
 pub use unit::Unusable;
 
 /// The layout version of every unit; a unit of another version is rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The ending of a store's directory name.
 const SUFFIX: &str = ".sextant";

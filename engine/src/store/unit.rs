@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
 use serde::{Deserialize, Serialize};
 
-use super::{TraceIdentity, TraceStore, FORMAT_VERSION};
+use super::{mapped, TraceIdentity, TraceStore, FORMAT_VERSION};
 use crate::export::{ExportError, Format, TableFile};
 
 const MANIFEST: &str = "manifest.json";
@@ -62,12 +63,12 @@ pub(crate) struct Table {
     pub batches: Vec<RecordBatch>,
 }
 
-/// A stored unit found usable: its files read and checked (a concurrent
-/// writer that replaces the unit afterwards does not change what is read)
-/// and its details.
+/// A stored unit found usable: its files checked and mapped (a concurrent
+/// writer that replaces the unit afterwards renames new files into place and
+/// does not change what is mapped) and its details.
 pub(crate) struct Found {
     dir: PathBuf,
-    files: HashMap<String, Vec<u8>>,
+    files: HashMap<String, Buffer>,
     pub details: serde_json::Value,
 }
 
@@ -83,11 +84,7 @@ impl Found {
             .files
             .remove(name)
             .ok_or_else(|| corrupt("not in the manifest".to_string()))?;
-        let reader = arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(bytes), None)
-            .map_err(|e| corrupt(e.to_string()))?;
-        reader
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| corrupt(e.to_string()))
+        mapped::batches(&bytes).map_err(corrupt)
     }
 
     /// A table whose contents do not hold together.
@@ -208,26 +205,30 @@ fn check(dir: &Path, manifest: &[u8], identity: &TraceIdentity) -> Result<Found,
     let mut files = HashMap::new();
     for stamp in manifest.files {
         let path = dir.join(&stamp.name);
-        let bytes = std::fs::read(&path).map_err(|e| Unusable::Corrupt {
+        let unreadable = |e: std::io::Error| Unusable::Corrupt {
             dir: shown.clone(),
             file: stamp.name.clone(),
             reason: e.to_string(),
-        })?;
-        if bytes.len() as u64 != stamp.size {
+        };
+        // Checked by reading the very file that is then mapped.
+        let file = std::fs::File::open(&path).map_err(unreadable)?;
+        let (size, sum) = mapped::checksum(&file).map_err(unreadable)?;
+        if size != stamp.size {
             return Err(Unusable::Truncated {
                 dir: shown,
                 file: stamp.name,
-                found: bytes.len() as u64,
+                found: size,
                 expected: stamp.size,
             });
         }
-        if checksum(&bytes) != stamp.checksum {
+        if sum != stamp.checksum {
             return Err(Unusable::Corrupt {
                 dir: shown,
                 file: stamp.name,
                 reason: "its checksum does not match the manifest's".to_string(),
             });
         }
+        let bytes = mapped::map(&file).map_err(unreadable)?;
         files.insert(stamp.name, bytes);
     }
     Ok(Found {
@@ -251,11 +252,13 @@ fn write_into(
             file.write(b)?;
         }
         file.finish()?;
-        let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+        let (size, checksum) = std::fs::File::open(&path)
+            .and_then(|f| mapped::checksum(&f))
+            .map_err(|e| io(&path, e))?;
         files.push(Stamp {
             name: t.name.to_string(),
-            size: bytes.len() as u64,
-            checksum: checksum(&bytes),
+            size,
+            checksum,
         });
     }
     let manifest = Manifest {
@@ -297,21 +300,6 @@ fn publish(temporary: &Path, unit: &Path, name: &str) -> Result<(), ExportError>
     }
     let e = failed.expect("every try failed");
     Err(io(unit, e))
-}
-
-/// FNV-1a over 64-bit words (the tail byte by byte), hex: a few GB/s, so
-/// that checking an index costs little beside reading it.
-fn checksum(bytes: &[u8]) -> String {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(PRIME);
-    }
-    for &b in words.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(PRIME);
-    }
-    format!("{h:016x}")
 }
 
 /// `.NAME.KIND-PID-N`: a name no other process or thread uses.

@@ -11,9 +11,10 @@
 //! truncated, corrupt) is reported in one warning line and built again.
 //!
 //! Memory: the histogram is bounded (a fixed number of buckets whose width
-//! doubles as the trace goes on); the state intervals grow with the number of
-//! state changes (one `Interval` per transition), in memory whether they were
-//! read from the store or computed.
+//! doubles as the trace goes on); the state intervals (one per state change)
+//! are the stored index's mapped columns, whether it was just written or
+//! read again, so that only the pages queries read are resident. Without a
+//! store (none given, or it could not be written) they stay in memory.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use sextant_engine::analysis::states::ThreadStates;
 pub use sextant_engine::analysis::states::{Interval, ThreadRow};
+pub use sextant_engine::analysis::thread_table::{Row, ThreadTable};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
@@ -81,7 +83,7 @@ pub struct TraceIndex {
     pub events: u64,
     pub start: i64,
     pub end: i64,
-    pub threads: Vec<ThreadRow>,
+    pub threads: ThreadTable,
     /// Rows of `threads` by TID (several when a TID was reused).
     pub rows_of_tid: HashMap<i64, Vec<usize>>,
     pub histogram: Histogram,
@@ -94,13 +96,13 @@ pub struct TraceIndex {
 
 impl TraceIndex {
     /// The rows of thread `tid` overlapping `[start, end]`.
-    pub fn rows_of(&self, tid: i64, start: i64, end: i64) -> impl Iterator<Item = &ThreadRow> {
+    pub fn rows_of(&self, tid: i64, start: i64, end: i64) -> impl Iterator<Item = Row<'_>> {
         self.rows_of_tid
             .get(&tid)
             .into_iter()
             .flatten()
-            .map(|&i| &self.threads[i])
-            .filter(move |r| r.start <= end && r.end >= start)
+            .filter_map(|&i| self.threads.row(i))
+            .filter(move |r| r.life.start <= end && r.life.end >= start)
     }
 }
 
@@ -210,8 +212,19 @@ pub fn index_trace(
     }
     let tables = pass(path, &live)?;
     if let Some(store) = &store {
-        if let Err(e) = tables.save(store) {
-            eprintln!("sextant: warning: the index could not be stored: {e}");
+        // What was just written is read back mapped: the intervals computed
+        // in memory are let go.
+        match tables.save(store).map(|_| IndexTables::load(store)) {
+            Ok(Ok(Some(stored))) => return Ok(TraceIndex::from(stored)),
+            Ok(Ok(None)) => {
+                eprintln!("sextant: warning: the index just stored is not found; kept in memory")
+            }
+            Ok(Err(e)) => {
+                eprintln!(
+                    "sextant: warning: the index just stored is not usable ({e}); kept in memory"
+                )
+            }
+            Err(e) => eprintln!("sextant: warning: the index could not be stored: {e}"),
         }
     }
     Ok(TraceIndex::from(tables))
@@ -256,7 +269,7 @@ fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
             end: ran.summary.last_ts,
             warnings: ran.warnings,
         },
-        threads: threads.into_rows(),
+        threads: ThreadTable::from_rows(threads.into_rows()),
         event_types,
         checkpoints: counting.checkpoints,
         histogram: counting.histogram.0,
@@ -266,7 +279,7 @@ fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
 impl From<IndexTables> for TraceIndex {
     fn from(t: IndexTables) -> TraceIndex {
         let mut rows_of_tid: HashMap<i64, Vec<usize>> = HashMap::new();
-        for (i, r) in t.threads.iter().enumerate() {
+        for (i, r) in t.threads.lives.iter().enumerate() {
             rows_of_tid.entry(r.tid).or_default().push(i);
         }
         TraceIndex {

@@ -26,8 +26,8 @@ fn relative_row(indexes: &[Arc<TraceIndex>], ti: usize, x: &Execution) -> Thread
     let mut intervals = Vec::new();
     if let Some(ix) = indexes.get(ti) {
         for r in ix.rows_of(x.tid, x.start, x.end) {
-            let first = r.intervals.partition_point(|iv| iv.end <= x.start);
-            for iv in &r.intervals[first..] {
+            let first = r.states.ending_by(x.start);
+            for iv in r.states.starting_at(first) {
                 if iv.start >= x.end {
                     break;
                 }
@@ -148,7 +148,7 @@ impl Output for Comparison {
             .into_iter()
             .map(|x| {
                 let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
-                let states = sample_states(&row, start, end, resolution);
+                let states = sample_states(row.intervals[..].into(), start, end, resolution);
                 let (name, tid) = (format!("#{}", x.index), x.tid.to_string());
                 DrawnRow {
                     entry_id: x.index as i64,
@@ -181,7 +181,7 @@ impl Output for Comparison {
         tip.insert("TID".into(), json!(x.tid.to_string()));
         if let (Some(&t), Ok(indexes)) = (times.first(), q.exp.indexes()?) {
             let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
-            if let Some(iv) = state_at(&row, t) {
+            if let Some(iv) = state_at(row.intervals[..].into(), t) {
                 tip.insert("State".into(), json!(state_name(iv.state)));
                 tip.insert(
                     "State duration (ns)".into(),
@@ -196,6 +196,7 @@ impl Output for Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::index::ThreadTable;
     use sextant_engine::kernel::model::ThreadState;
 
     #[test]
@@ -206,7 +207,7 @@ mod tests {
             events: 0,
             start: 0,
             end: 1000,
-            threads: vec![ThreadRow {
+            threads: ThreadTable::from_rows(vec![ThreadRow {
                 tid: 7,
                 pid: None,
                 comm: "t".into(),
@@ -218,7 +219,7 @@ mod tests {
                     iv(150, 300, Preempted),
                     iv(300, 1000, Running),
                 ],
-            }],
+            }]),
             ..Default::default()
         };
         ix.rows_of_tid.insert(7, vec![0]);

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use sextant_engine::analysis::states::{Interval, ThreadRow};
+use sextant_engine::analysis::states::Interval;
+use sextant_engine::analysis::thread_table::States;
 use sextant_engine::kernel::model::ThreadState;
 
 use crate::service::filters::StateFilter;
@@ -55,9 +56,8 @@ fn state_index(s: ThreadState) -> usize {
 }
 
 /// The tooltip's state at `t` of a row: its name and interval.
-pub fn state_at(row: &ThreadRow, t: i64) -> Option<&Interval> {
-    let i = row.intervals.partition_point(|iv| iv.end <= t);
-    row.intervals.get(i).filter(|iv| iv.start <= t)
+pub fn state_at(states: States<'_>, t: i64) -> Option<Interval> {
+    states.at(t)
 }
 
 /// One state of a time-graph row as drawn. Fields in sorted order: the
@@ -100,9 +100,9 @@ pub struct DrawnRows {
 /// The states of `row` overlapping `[start, end]`, at most about one per
 /// `resolution` ns: a state shorter than that is merged with its short
 /// neighbours into one drawn in the colour of the state that took most of it.
-pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> Vec<DrawnState> {
-    let ivs = &row.intervals;
-    let first = ivs.partition_point(|iv| iv.end < start);
+pub fn sample_states(states: States<'_>, start: i64, end: i64, resolution: i64) -> Vec<DrawnState> {
+    // Intervals ending at `start` are drawn too (they touch the range).
+    let first = states.ending_by(start.saturating_sub(1));
     let mut out = Vec::new();
     let mut group: Option<(i64, i64, [i64; 4])> = None;
     // Merged states are not tagged: the only tag a viewer knows for a state
@@ -125,7 +125,7 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
             emit(out, s, e, STATE_STYLES[dominant].0);
         }
     };
-    for iv in &ivs[first..] {
+    for iv in states.starting_at(first) {
         if iv.start > end {
             break;
         }
@@ -133,7 +133,7 @@ pub fn sample_states(row: &ThreadRow, start: i64, end: i64, resolution: i64) -> 
             start: s,
             end: e,
             state,
-        } = *iv;
+        } = iv;
         if let Some((_, ge, _)) = group {
             if ge != s {
                 flush(&mut out, &mut group);
@@ -195,6 +195,8 @@ pub fn headers<'a>(h: impl Iterator<Item = &'a (&'a str, &'a str, Option<&'a str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sextant_engine::analysis::states::ThreadRow;
+    use sextant_engine::analysis::thread_table::ThreadTable;
 
     fn row(intervals: &[(i64, i64, ThreadState)]) -> ThreadRow {
         ThreadRow {
@@ -219,10 +221,12 @@ mod tests {
             ivs.push((i * 10 + 7, i * 10 + 10, Blocked));
         }
         ivs.push((1000, 5000, Preempted));
-        let r = row(&ivs);
-        let exact = sample_states(&r, 0, 5000, 1);
+        // As the index keeps them: columns.
+        let table = ThreadTable::from_rows(vec![row(&ivs)]);
+        let r = table.row(0).unwrap().states;
+        let exact = sample_states(r, 0, 5000, 1);
         assert_eq!(exact.len(), 201);
-        let coarse = sample_states(&r, 0, 5000, 50);
+        let coarse = sample_states(r, 0, 5000, 50);
         assert!(coarse.len() <= 5000 / 50 + 2, "{}", coarse.len());
         let last = coarse.last().unwrap();
         assert_eq!(last.start, 1000);
@@ -239,18 +243,18 @@ mod tests {
                 .unwrap()
         };
         let f = search(json!({"1": ["preempted"]}));
-        let looked = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let looked = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert_eq!(looked.len(), coarse.len());
         assert_eq!(looked.last().unwrap().tags, None);
         assert_eq!(looked[0].tags, Some(crate::service::filters::DIMMED));
         let f = search(json!({"4": ["preempted"]}));
-        let kept = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let kept = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert_eq!(kept.len(), 1);
         let f = search(json!({"1": ["^t$"]}));
-        let row_matches = filtered(sample_states(&r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let row_matches = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert!(row_matches.iter().all(|s| s.tags.is_none()));
         // Only the states overlapping the range.
-        let some = sample_states(&r, 2000, 3000, 1);
+        let some = sample_states(r, 2000, 3000, 1);
         assert_eq!(some.len(), 1);
     }
 }

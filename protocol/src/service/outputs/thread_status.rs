@@ -9,10 +9,11 @@ use super::draw::{
     filtered, sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use crate::service::filters::StateFilter;
-use crate::service::index::{ThreadRow, TraceIndex};
+use crate::service::index::{Row, TraceIndex};
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
+use sextant_engine::analysis::thread_table::Life;
 
 /// Trace Compass's id, so that clients special-casing it work.
 pub const THREAD_STATUS: &str =
@@ -21,19 +22,19 @@ pub const THREAD_STATUS: &str =
 pub struct ThreadStatus;
 
 /// The rows of all the experiment's traces, numbered from 0 in order.
-fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, &ThreadRow)> {
+fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, Row<'_>)> {
     indexes
         .iter()
-        .flat_map(|ix| ix.threads.iter())
+        .flat_map(|ix| ix.threads.rows())
         .enumerate()
         .map(|(i, r)| (i as i64, r))
 }
 
-fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<&ThreadRow> {
+fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<Row<'_>> {
     let mut id = usize::try_from(id).ok()?;
     for ix in indexes {
         if id < ix.threads.len() {
-            return Some(&ix.threads[id]);
+            return ix.threads.row(id);
         }
         id -= ix.threads.len();
     }
@@ -42,7 +43,7 @@ fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<&ThreadRow> {
 
 /// A row's name (its command, `[TID]` when it has none) and TID, as the
 /// tree shows them and searches match them.
-fn labels(r: &ThreadRow) -> (String, String) {
+fn labels(r: &Life) -> (String, String) {
     let comm = if r.comm.is_empty() {
         format!("[{}]", r.tid)
     } else {
@@ -90,7 +91,7 @@ impl Output for ThreadStatus {
             }
         };
         let entries: Vec<Value> = rows(&indexes)
-            .map(|(id, r)| {
+            .map(|(id, Row { life: r, .. })| {
                 let (comm, tid) = labels(r);
                 json!({
                     "id": id,
@@ -121,7 +122,7 @@ impl Output for ThreadStatus {
         };
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
-        let wanted: Vec<(i64, &ThreadRow)> = match &items {
+        let wanted: Vec<(i64, Row<'_>)> = match &items {
             Some(ids) => ids
                 .iter()
                 .filter_map(|&id| row_by_id(&indexes, id).map(|r| (id, r)))
@@ -130,10 +131,10 @@ impl Output for ThreadStatus {
         };
         let rows: Vec<DrawnRow> = wanted
             .into_iter()
-            .filter(|(_, r)| r.end >= start && r.start <= end)
+            .filter(|(_, r)| r.life.end >= start && r.life.start <= end)
             .map(|(id, r)| {
-                let states = sample_states(r, start, end, resolution);
-                let (name, tid) = labels(r);
+                let states = sample_states(r.states, start, end, resolution);
+                let (name, tid) = labels(r.life);
                 DrawnRow {
                     entry_id: id,
                     states: filtered(states, filter.as_ref(), &[&name, &tid]),
@@ -165,9 +166,9 @@ impl Output for ThreadStatus {
             ));
         };
         let mut tip = serde_json::Map::new();
-        tip.insert("Process".into(), json!(row.comm));
-        tip.insert("TID".into(), json!(row.tid.to_string()));
-        if let Some(iv) = state_at(row, t) {
+        tip.insert("Process".into(), json!(row.life.comm));
+        tip.insert("TID".into(), json!(row.life.tid.to_string()));
+        if let Some(iv) = state_at(row.states, t) {
             tip.insert("State".into(), json!(state_name(iv.state)));
             tip.insert("Start".into(), json!(iv.start.to_string()));
             tip.insert(

@@ -1,0 +1,134 @@
+//! A stored file checked and mapped, its Arrow batches read in place: the
+//! arrays of a mapped table are the file's pages, which become resident only
+//! where a query reads them.
+//!
+//! sextant never changes a stored file once written (units are replaced by
+//! renaming new files into place), so a mapping stays valid while a unit is
+//! replaced. A file cut short by hand under a running server is not
+//! survivable: the kernel ends a read beyond the end with SIGBUS.
+
+use std::fs::File;
+use std::io::Read;
+
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_ipc::convert::try_fb_to_schema;
+use arrow_ipc::reader::{read_footer_length, FileDecoder};
+use arrow_ipc::root_as_footer;
+
+/// The size and FNV-1a checksum over 64-bit words (the tail byte by byte)
+/// of `file`'s bytes, read in order (the page cache holds them, not this
+/// process), hex.
+pub fn checksum(mut file: &File) -> std::io::Result<(u64, String)> {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut size = 0u64;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        // Each read but the last fills the buffer, a whole number of words.
+        let mut n = 0;
+        while n < buf.len() {
+            match file.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        size += n as u64;
+        let mut words = buf[..n].chunks_exact(8);
+        for w in &mut words {
+            h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(PRIME);
+        }
+        for &b in words.remainder() {
+            h = (h ^ u64::from(b)).wrapping_mul(PRIME);
+        }
+        if n < buf.len() {
+            return Ok((size, format!("{h:016x}")));
+        }
+    }
+}
+
+/// `file`'s bytes, mapped.
+pub fn map(file: &File) -> std::io::Result<Buffer> {
+    if file.metadata()?.len() == 0 {
+        return Ok(Buffer::from_vec(Vec::<u8>::new()));
+    }
+    // SAFETY: stored files are never written once in place (see the
+    // module's comment); the mapping is read-only.
+    let map = unsafe { memmap2::Mmap::map(file)? };
+    Ok(Buffer::from(bytes::Bytes::from_owner(map)))
+}
+
+/// Every batch of the Arrow IPC file in `bytes`, its arrays slices of
+/// `bytes` (copied only where a buffer is misaligned, which our writer does
+/// not do).
+pub fn batches(bytes: &Buffer) -> Result<Vec<RecordBatch>, String> {
+    let len = bytes.len();
+    if len < 10 + 8 {
+        return Err(format!("{len} bytes: too short for an Arrow file"));
+    }
+    let trailer: [u8; 10] = bytes[len - 10..].try_into().expect("10 bytes");
+    let footer_len = read_footer_length(trailer).map_err(|e| e.to_string())?;
+    let footer_start = (len - 10)
+        .checked_sub(footer_len)
+        .ok_or_else(|| format!("a footer of {footer_len} bytes in a file of {len}"))?;
+    let footer = root_as_footer(&bytes[footer_start..len - 10]).map_err(|e| e.to_string())?;
+    let schema = footer
+        .schema()
+        .ok_or_else(|| "no schema in the footer".to_string())?;
+    let decoder = FileDecoder::new(
+        std::sync::Arc::new(try_fb_to_schema(schema).map_err(|e| e.to_string())?),
+        footer.version(),
+    );
+    let mut out = Vec::new();
+    for block in footer.recordBatches().into_iter().flatten() {
+        let start = usize::try_from(block.offset()).map_err(|e| e.to_string())?;
+        let block_len = usize::try_from(block.bodyLength())
+            .ok()
+            .zip(usize::try_from(block.metaDataLength()).ok())
+            .and_then(|(b, m)| b.checked_add(m))
+            .filter(|&l| start.checked_add(l).is_some_and(|end| end <= footer_start))
+            .ok_or_else(|| format!("a batch at byte {start} runs past the data"))?;
+        let data = bytes.slice_with_length(start, block_len);
+        if let Some(batch) = decoder
+            .read_record_batch(block, &data)
+            .map_err(|e| e.to_string())?
+        {
+            out.push(batch);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn checksum_reads_in_chunks_as_in_one_piece() {
+        let dir = std::env::temp_dir().join(format!("sextant-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        // Longer than one read, not a whole number of words.
+        let bytes: Vec<u8> = (0..(1u32 << 20) + 13)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(&bytes)
+            .unwrap();
+        let (size, sum) = checksum(&File::open(&path).unwrap()).unwrap();
+        assert_eq!(size, bytes.len() as u64);
+        let short = &bytes[..bytes.len() - 1];
+        std::fs::write(&path, short).unwrap();
+        let (size2, sum2) = checksum(&File::open(&path).unwrap()).unwrap();
+        assert_eq!(size2, short.len() as u64);
+        assert_ne!(sum, sum2);
+        let mapped = map(&File::open(&path).unwrap()).unwrap();
+        assert_eq!(mapped.as_slice(), short);
+        assert!(batches(&mapped).is_err(), "not an Arrow file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
