@@ -4,6 +4,13 @@
 //! them in) or the mapped pages of the stored index (`store::index`), of
 //! which only the pages a query reads become resident: a server's memory
 //! then does not grow with the number of intervals.
+//!
+//! Drawing a whole trace at a thousand pixels must not read every interval
+//! (that would bring every page in, and cost time in proportion to the
+//! trace): summary `Level`s, a pyramid per life, say for each run of
+//! `FANOUT` intervals (level 1) or entries of the level below where it
+//! starts and ends and how long each state lasted in it, so that a drawing
+//! takes a run shorter than a pixel from one entry.
 
 use std::ops::Range;
 
@@ -66,17 +73,107 @@ impl IntervalColumns {
     }
 }
 
+/// Entries of a level each summarise this many of the level below.
+pub const FANOUT: usize = 64;
+
+/// The states whose time a summary counts, by code (unknown is not drawn).
+pub const COUNTED: usize = 4;
+
+/// One level of summaries: for each life, entry `i` stands for entries
+/// `i * FANOUT ..` of the level below (of the intervals for level 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    pub start: Int64Array,
+    pub end: Int64Array,
+    /// Time spent in each counted state, by code.
+    pub time: [Int64Array; COUNTED],
+}
+
+impl Level {
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+}
+
 /// Every thread life of a trace with its intervals, by TID then start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThreadTable {
     pub lives: Vec<Life>,
     pub intervals: IntervalColumns,
+    /// Level 1 first; built until no life has more than `FANOUT` entries
+    /// at the top.
+    pub levels: Vec<Level>,
+    /// `ranges[k][life]`: the life's entries in `levels[k]`.
+    ranges: Vec<Vec<Range<usize>>>,
 }
 
 impl Default for ThreadTable {
     fn default() -> Self {
         ThreadTable::from_rows(Vec::new())
     }
+}
+
+/// Each life's entries in the level above entries at `below`.
+fn ranges_above(below: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut next = 0;
+    below
+        .iter()
+        .map(|r| {
+            let first = next;
+            next += r.len().div_ceil(FANOUT);
+            first..next
+        })
+        .collect()
+}
+
+/// The summary levels of `lives`' intervals.
+fn build_levels(lives: &[Life], c: &IntervalColumns) -> Vec<Level> {
+    let mut levels: Vec<Level> = Vec::new();
+    let mut below: Vec<Range<usize>> = lives.iter().map(|l| l.span.clone()).collect();
+    while below.iter().any(|r| r.len() > FANOUT) {
+        let n = ranges_above(&below).last().map_or(0, |r| r.end);
+        let (mut start, mut end) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut time: [Vec<i64>; COUNTED] = std::array::from_fn(|_| Vec::with_capacity(n));
+        for r in &below {
+            for first in r.clone().step_by(FANOUT) {
+                let last = (first + FANOUT).min(r.end) - 1;
+                let mut t = [0i64; COUNTED];
+                match levels.last() {
+                    None => {
+                        start.push(c.start.value(first));
+                        end.push(c.end.value(last));
+                        for i in first..=last {
+                            let code = usize::from(c.state.value(i));
+                            if code < COUNTED {
+                                t[code] += c.end.value(i) - c.start.value(i);
+                            }
+                        }
+                    }
+                    Some(l) => {
+                        start.push(l.start.value(first));
+                        end.push(l.end.value(last));
+                        for (k, tk) in t.iter_mut().enumerate() {
+                            *tk = l.time[k].values()[first..=last].iter().sum();
+                        }
+                    }
+                }
+                for (k, tk) in t.into_iter().enumerate() {
+                    time[k].push(tk);
+                }
+            }
+        }
+        levels.push(Level {
+            start: start.into(),
+            end: end.into(),
+            time: time.map(Int64Array::from),
+        });
+        below = ranges_above(&below);
+    }
+    levels
 }
 
 impl ThreadTable {
@@ -88,7 +185,7 @@ impl ThreadTable {
             Vec::with_capacity(total),
             Vec::with_capacity(total),
         );
-        let lives = rows
+        let lives: Vec<Life> = rows
             .into_iter()
             .map(|r| {
                 let first = start.len();
@@ -107,14 +204,52 @@ impl ThreadTable {
                 }
             })
             .collect();
-        ThreadTable {
-            lives,
-            intervals: IntervalColumns {
-                start: start.into(),
-                end: end.into(),
-                state: state.into(),
-            },
+        let intervals = IntervalColumns {
+            start: start.into(),
+            end: end.into(),
+            state: state.into(),
+        };
+        let levels = build_levels(&lives, &intervals);
+        ThreadTable::new(lives, intervals, levels).expect("levels built for these lives")
+    }
+
+    /// The table of `lives`, `intervals` and their summary `levels` (as
+    /// stored); `Err` says what does not hold together.
+    pub fn new(
+        lives: Vec<Life>,
+        intervals: IntervalColumns,
+        levels: Vec<Level>,
+    ) -> Result<ThreadTable, String> {
+        let n = intervals.len();
+        if intervals.end.len() != n || intervals.state.len() != n {
+            return Err("the interval columns differ in length".into());
         }
+        if lives.iter().any(|l| l.span.end > n) {
+            return Err(format!("a life's intervals run past the {n} there are"));
+        }
+        let mut ranges = Vec::with_capacity(levels.len());
+        let mut below: Vec<Range<usize>> = lives.iter().map(|l| l.span.clone()).collect();
+        for (k, level) in levels.iter().enumerate() {
+            below = ranges_above(&below);
+            let want = below.last().map_or(0, |r| r.end);
+            let lengths = [level.end.len()]
+                .into_iter()
+                .chain(level.time.iter().map(|t| t.len()));
+            if level.len() != want || lengths.into_iter().any(|l| l != want) {
+                return Err(format!(
+                    "summary level {} has {} entries, its lives {want}",
+                    k + 1,
+                    level.len()
+                ));
+            }
+            ranges.push(below.clone());
+        }
+        Ok(ThreadTable {
+            lives,
+            intervals,
+            levels,
+            ranges,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -130,6 +265,19 @@ impl ThreadTable {
         let life = self.lives.get(i)?;
         let c = &self.intervals;
         let s = life.span.clone();
+        let levels = self
+            .levels
+            .iter()
+            .zip(&self.ranges)
+            .map(|(l, ranges)| {
+                let r = ranges[i].clone();
+                LevelSlice {
+                    start: &l.start.values()[r.clone()],
+                    end: &l.end.values()[r.clone()],
+                    time: std::array::from_fn(|k| &l.time[k].values()[r.clone()]),
+                }
+            })
+            .collect();
         Some(Row {
             life,
             states: States::Columns {
@@ -137,6 +285,7 @@ impl ThreadTable {
                 end: &c.end.values()[s.clone()],
                 state: &c.state.values()[s],
             },
+            pyramid: Pyramid { levels },
         })
     }
 
@@ -147,10 +296,27 @@ impl ThreadTable {
 }
 
 /// A life and its states.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Row<'a> {
     pub life: &'a Life,
     pub states: States<'a>,
+    pub pyramid: Pyramid<'a>,
+}
+
+/// One life's entries of one summary level.
+#[derive(Debug, Clone, Copy)]
+pub struct LevelSlice<'a> {
+    pub start: &'a [i64],
+    pub end: &'a [i64],
+    pub time: [&'a [i64]; COUNTED],
+}
+
+/// One life's summary levels, level 1 first: entry `i` of `levels[k]`
+/// stands for entries `i * FANOUT ..` of `levels[k - 1]` (of the states
+/// for `k == 0`). None for intervals made for one answer.
+#[derive(Debug, Clone, Default)]
+pub struct Pyramid<'a> {
+    pub levels: Vec<LevelSlice<'a>>,
 }
 
 /// A life's intervals in time order: columns of a table, or intervals made
@@ -268,6 +434,54 @@ mod tests {
         assert_eq!(plain.ending_by(40), 1);
         assert!(t.row(3).is_none());
         assert!(t.row(1).unwrap().states.is_empty());
+        assert!(
+            t.levels.is_empty(),
+            "no life has more than FANOUT intervals"
+        );
+    }
+
+    #[test]
+    fn levels_sum_the_runs_below_them() {
+        use ThreadState::*;
+        let row = |tid, n: i64| ThreadRow {
+            tid,
+            pid: None,
+            comm: String::new(),
+            start: 0,
+            end: 10 * n,
+            intervals: (0..n)
+                .map(|i| Interval {
+                    start: 10 * i,
+                    end: 10 * i + 10,
+                    state: [Running, Blocked, Unknown][i as usize % 3],
+                })
+                .collect(),
+        };
+        let n = (FANOUT * FANOUT + 5) as i64;
+        let t = ThreadTable::from_rows(vec![row(1, 3), row(2, n), row(3, 70)]);
+        assert_eq!(t.levels.len(), 2);
+        let big = t.row(1).unwrap().pyramid;
+        let l1 = big.levels[0];
+        assert_eq!(l1.start.len(), (n as usize).div_ceil(FANOUT));
+        assert_eq!(l1.start[1], 10 * FANOUT as i64);
+        assert_eq!(l1.end[0], 10 * FANOUT as i64);
+        let running: i64 = l1.time[code(Running) as usize].iter().sum();
+        let blocked: i64 = l1.time[code(Blocked) as usize].iter().sum();
+        assert_eq!(running, 10 * ((n + 2) / 3));
+        assert_eq!(blocked, 10 * ((n + 1) / 3));
+        let l2 = big.levels[1];
+        assert_eq!(l2.start.len(), 2);
+        assert_eq!(l2.end[1], 10 * n);
+        assert_eq!(l2.time[0].iter().sum::<i64>(), running);
+        // The small lives have their own entries, not their neighbours'.
+        let small = t.row(2).unwrap().pyramid;
+        assert_eq!(small.levels[0].start, &[0, 10 * FANOUT as i64]);
+        assert_eq!(small.levels[1].start, &[0]);
+        assert!(t.row(0).unwrap().pyramid.levels[0].start.len() == 1);
+        // A stored table whose levels do not fit its lives is refused.
+        let mut short = t.levels.clone();
+        short[0] = short[1].clone();
+        assert!(ThreadTable::new(t.lives.clone(), t.intervals.clone(), short).is_err());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
-use crate::analysis::thread_table::{IntervalColumns, Life, ThreadTable};
+use crate::analysis::thread_table::{IntervalColumns, Level, Life, ThreadTable, COUNTED};
 use crate::export::ExportError;
 
 /// The unit's directory name in a trace's store.
@@ -93,6 +93,18 @@ fn intervals_schema() -> SchemaRef {
     ]))
 }
 
+/// A summary level's entries (`thread_table::Level`), one batch per level.
+fn levels_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("start", DataType::Int64, false),
+        Field::new("end", DataType::Int64, false),
+        Field::new("running", DataType::Int64, false),
+        Field::new("preempted", DataType::Int64, false),
+        Field::new("blocked", DataType::Int64, false),
+        Field::new("waiting_cpu", DataType::Int64, false),
+    ]))
+}
+
 fn event_types_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("name", DataType::Utf8, false),
@@ -133,6 +145,11 @@ impl IndexTables {
                 name: "intervals.arrow",
                 schema: intervals_schema(),
                 batches: vec![self.intervals_batch()?],
+            },
+            Table {
+                name: "levels.arrow",
+                schema: levels_schema(),
+                batches: self.levels_batches()?,
             },
             Table {
                 name: "event_types.arrow",
@@ -235,6 +252,19 @@ impl IndexTables {
         )
     }
 
+    fn levels_batches(&self) -> Result<Vec<RecordBatch>, ExportError> {
+        self.threads
+            .levels
+            .iter()
+            .map(|l| {
+                let mut columns: Vec<ArrayRef> =
+                    vec![Arc::new(l.start.clone()), Arc::new(l.end.clone())];
+                columns.extend(l.time.iter().map(|t| Arc::new(t.clone()) as ArrayRef));
+                batch(levels_schema(), columns)
+            })
+            .collect()
+    }
+
     fn event_types_batch(&self) -> Result<RecordBatch, ExportError> {
         let names: arrow_array::StringArray = self
             .event_types
@@ -328,14 +358,23 @@ fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
     // State codes are not scanned here (that would bring every page in):
     // the checksum says the file is as written, and `States::get` reads a
     // code no state has as unknown rather than failing.
-    Ok(ThreadTable {
-        lives,
-        intervals: IntervalColumns {
-            start: b.column(0).as_primitive::<Int64Type>().clone(),
-            end: b.column(1).as_primitive::<Int64Type>().clone(),
-            state: b.column(2).as_primitive::<UInt8Type>().clone(),
-        },
-    })
+    let intervals = IntervalColumns {
+        start: b.column(0).as_primitive::<Int64Type>().clone(),
+        end: b.column(1).as_primitive::<Int64Type>().clone(),
+        state: b.column(2).as_primitive::<UInt8Type>().clone(),
+    };
+    let levels = read(found, "levels.arrow", levels_schema())?
+        .iter()
+        .map(|b| {
+            let column = |i: usize| b.column(i).as_primitive::<Int64Type>().clone();
+            Level {
+                start: column(0),
+                end: column(1),
+                time: std::array::from_fn::<_, COUNTED, _>(|k| column(2 + k)),
+            }
+        })
+        .collect();
+    ThreadTable::new(lives, intervals, levels).map_err(|e| found.corrupt("levels.arrow", e))
 }
 
 fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {

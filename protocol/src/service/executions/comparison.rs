@@ -16,6 +16,7 @@ use crate::service::outputs::draw::{
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
+use sextant_engine::analysis::thread_table::Pyramid;
 
 pub const PREFIX: &str = "sextant.executions.comparison";
 
@@ -148,7 +149,13 @@ impl Output for Comparison {
             .into_iter()
             .map(|x| {
                 let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
-                let states = sample_states(row.intervals[..].into(), start, end, resolution);
+                let states = sample_states(
+                    row.intervals[..].into(),
+                    &Pyramid::default(),
+                    start,
+                    end,
+                    resolution,
+                );
                 let (name, tid) = (format!("#{}", x.index), x.tid.to_string());
                 DrawnRow {
                     entry_id: x.index as i64,

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 use sextant_engine::analysis::states::Interval;
-use sextant_engine::analysis::thread_table::States;
+use sextant_engine::analysis::thread_table::{Pyramid, States, COUNTED, FANOUT};
 use sextant_engine::kernel::model::ThreadState;
 
 use crate::service::filters::StateFilter;
@@ -97,18 +97,58 @@ pub struct DrawnRows {
     pub rows: Vec<DrawnRow>,
 }
 
-/// The states of `row` overlapping `[start, end]`, at most about one per
+/// The states of a row overlapping `[start, end]`, at most about one per
 /// `resolution` ns: a state shorter than that is merged with its short
 /// neighbours into one drawn in the colour of the state that took most of it.
-pub fn sample_states(states: States<'_>, start: i64, end: i64, resolution: i64) -> Vec<DrawnState> {
-    // Intervals ending at `start` are drawn too (they touch the range).
-    let first = states.ending_by(start.saturating_sub(1));
-    let mut out = Vec::new();
-    let mut group: Option<(i64, i64, [i64; 4])> = None;
+/// A summary entry of `pyramid` shorter than `resolution` is merged as a
+/// whole, so that a drawing reads about as many entries as it has pixels,
+/// whatever the number of intervals.
+pub fn sample_states(
+    states: States<'_>,
+    pyramid: &Pyramid<'_>,
+    start: i64,
+    end: i64,
+    resolution: i64,
+) -> Vec<DrawnState> {
+    let mut d = Drawing {
+        out: Vec::new(),
+        group: None,
+        start,
+        end,
+        resolution,
+    };
+    match pyramid.levels.last() {
+        None => {
+            d.states(states, 0..states.len());
+        }
+        Some(top) => {
+            d.level(
+                states,
+                pyramid,
+                pyramid.levels.len() - 1,
+                0..top.start.len(),
+            );
+        }
+    }
+    d.flush();
+    d.out
+}
+
+/// A drawing in progress: what is drawn, and the group of short states not
+/// drawn yet (start, end, time per state).
+struct Drawing {
+    out: Vec<DrawnState>,
+    group: Option<(i64, i64, [i64; COUNTED])>,
+    start: i64,
+    end: i64,
+    resolution: i64,
+}
+
+impl Drawing {
     // Merged states are not tagged: the only tag a viewer knows for a state
     // drawn differently is DIMMED (1), which fades it.
-    let emit = |out: &mut Vec<DrawnState>, s: i64, e: i64, state: ThreadState| {
-        out.push(DrawnState {
+    fn emit(&mut self, s: i64, e: i64, state: ThreadState) {
+        self.out.push(DrawnState {
             end: e,
             start: s,
             style: StateStyle {
@@ -118,41 +158,99 @@ pub fn sample_states(states: States<'_>, start: i64, end: i64, resolution: i64) 
             tags: None,
             state,
         });
-    };
-    let flush = |out: &mut Vec<DrawnState>, g: &mut Option<(i64, i64, [i64; 4])>| {
-        if let Some((s, e, time)) = g.take() {
-            let dominant = (0..4).max_by_key(|&i| time[i]).unwrap_or(0);
-            emit(out, s, e, STATE_STYLES[dominant].0);
-        }
-    };
-    for iv in states.starting_at(first) {
-        if iv.start > end {
-            break;
-        }
-        let Interval {
-            start: s,
-            end: e,
-            state,
-        } = iv;
-        if let Some((_, ge, _)) = group {
-            if ge != s {
-                flush(&mut out, &mut group);
-            }
-        }
-        if e - s >= resolution {
-            flush(&mut out, &mut group);
-            emit(&mut out, s, e, state);
-            continue;
-        }
-        let g = group.get_or_insert((s, s, [0; 4]));
-        g.1 = e;
-        g.2[state_index(state)] += e - s;
-        if g.1 - g.0 >= resolution {
-            flush(&mut out, &mut group);
+    }
+
+    fn flush(&mut self) {
+        if let Some((s, e, time)) = self.group.take() {
+            let dominant = (0..COUNTED).max_by_key(|&i| time[i]).unwrap_or(0);
+            self.emit(s, e, STATE_STYLES[dominant].0);
         }
     }
-    flush(&mut out, &mut group);
-    out
+
+    /// Adds `[s, e)` with `time` per state to the group, which starts again
+    /// after a gap and is drawn once it covers `resolution`.
+    fn merge(&mut self, s: i64, e: i64, time: impl Fn(usize) -> i64) {
+        if self.group.is_some_and(|(_, ge, _)| ge != s) {
+            self.flush();
+        }
+        let g = self.group.get_or_insert((s, s, [0; COUNTED]));
+        g.1 = e;
+        for (k, t) in g.2.iter_mut().enumerate() {
+            *t += time(k);
+        }
+        if g.1 - g.0 >= self.resolution {
+            self.flush();
+        }
+    }
+
+    /// Draws the states `range`; false once past the end of the drawing.
+    fn states(&mut self, states: States<'_>, range: std::ops::Range<usize>) -> bool {
+        // A whole row is searched; a run below a summary entry (at most
+        // FANOUT) is walked, so as not to read pages outside it.
+        let first = if range == (0..states.len()) {
+            states.ending_by(self.start.saturating_sub(1))
+        } else {
+            range.start
+        };
+        for i in first..range.end {
+            let Interval {
+                start: s,
+                end: e,
+                state,
+            } = states.get(i);
+            if s > self.end {
+                return false;
+            }
+            // Intervals ending at `start` are drawn too (they touch the range).
+            if e < self.start {
+                continue;
+            }
+            if e - s >= self.resolution {
+                self.flush();
+                self.emit(s, e, state);
+                continue;
+            }
+            let k = state_index(state);
+            self.merge(s, e, |i| if i == k { e - s } else { 0 });
+        }
+        true
+    }
+
+    /// Draws the entries `range` of summary level `k` (0 is level 1): an
+    /// entry shorter than the resolution as a whole, a longer one by the
+    /// entries (or states) below it; false once past the end of the drawing.
+    fn level(
+        &mut self,
+        states: States<'_>,
+        pyramid: &Pyramid<'_>,
+        k: usize,
+        range: std::ops::Range<usize>,
+    ) -> bool {
+        let l = pyramid.levels[k];
+        let first = range.start + l.end[range.clone()].partition_point(|&e| e < self.start);
+        for i in first..range.end {
+            let (s, e) = (l.start[i], l.end[i]);
+            if s > self.end {
+                return false;
+            }
+            if e - s < self.resolution {
+                self.merge(s, e, |state| l.time[state][i]);
+                continue;
+            }
+            let below = i * FANOUT..(i + 1) * FANOUT;
+            let more = match k {
+                0 => self.states(states, below.start..below.end.min(states.len())),
+                _ => {
+                    let n = pyramid.levels[k - 1].start.len();
+                    self.level(states, pyramid, k - 1, below.start..below.end.min(n))
+                }
+            };
+            if !more {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// `states` of the row labelled `labels` as a request's filter shows them:
@@ -223,10 +321,11 @@ mod tests {
         ivs.push((1000, 5000, Preempted));
         // As the index keeps them: columns.
         let table = ThreadTable::from_rows(vec![row(&ivs)]);
-        let r = table.row(0).unwrap().states;
-        let exact = sample_states(r, 0, 5000, 1);
+        let row0 = table.row(0).unwrap();
+        let (r, p) = (row0.states, &row0.pyramid);
+        let exact = sample_states(r, p, 0, 5000, 1);
         assert_eq!(exact.len(), 201);
-        let coarse = sample_states(r, 0, 5000, 50);
+        let coarse = sample_states(r, p, 0, 5000, 50);
         assert!(coarse.len() <= 5000 / 50 + 2, "{}", coarse.len());
         let last = coarse.last().unwrap();
         assert_eq!(last.start, 1000);
@@ -243,18 +342,78 @@ mod tests {
                 .unwrap()
         };
         let f = search(json!({"1": ["preempted"]}));
-        let looked = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let looked = filtered(sample_states(r, p, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert_eq!(looked.len(), coarse.len());
         assert_eq!(looked.last().unwrap().tags, None);
         assert_eq!(looked[0].tags, Some(crate::service::filters::DIMMED));
         let f = search(json!({"4": ["preempted"]}));
-        let kept = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let kept = filtered(sample_states(r, p, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert_eq!(kept.len(), 1);
         let f = search(json!({"1": ["^t$"]}));
-        let row_matches = filtered(sample_states(r, 0, 5000, 50), Some(&f), &["t", "1"]);
+        let row_matches = filtered(sample_states(r, p, 0, 5000, 50), Some(&f), &["t", "1"]);
         assert!(row_matches.iter().all(|s| s.tags.is_none()));
         // Only the states overlapping the range.
-        let some = sample_states(r, 2000, 3000, 1);
+        let some = sample_states(r, p, 2000, 3000, 1);
         assert_eq!(some.len(), 1);
+    }
+
+    #[test]
+    fn summaries_draw_as_their_intervals_would() {
+        use ThreadState::*;
+        // 200,000 short states in cycles of three, with a long one and a gap.
+        let mut ivs = Vec::new();
+        let mut t = 0;
+        for i in 0..200_000i64 {
+            let (state, d) = [(Running, 7), (Blocked, 2), (WaitingCpu, 1)][i as usize % 3];
+            ivs.push((t, t + d, state));
+            t += d;
+            if i == 100_000 {
+                ivs.push((t, t + 50_000, Preempted));
+                t += 60_000;
+            }
+        }
+        let table = ThreadTable::from_rows(vec![row(&ivs)]);
+        let r = table.row(0).unwrap();
+        assert!(r.pyramid.levels.len() >= 2);
+        let plain = Pyramid::default();
+        let (start, end) = (0, t);
+        // Fine: no summary is shorter than a nanosecond; exact.
+        let fine = |p| sample_states(r.states, p, 600_000, 620_000, 1);
+        let (a, b) = (fine(&r.pyramid), fine(&plain));
+        assert_eq!(a.len(), b.len());
+        assert!(a
+            .iter()
+            .zip(&b)
+            .all(|(x, y)| (x.start, x.end) == (y.start, y.end)));
+        // Coarse: as many states as pixels, the long one and the gap kept,
+        // and mostly running, as the intervals are.
+        let resolution = (end - start) / 1000;
+        let a = sample_states(r.states, &r.pyramid, start, end, resolution);
+        let b = sample_states(r.states, &plain, start, end, resolution);
+        for drawn in [&a, &b] {
+            assert!(drawn.len() <= 1000 + 4, "{}", drawn.len());
+            assert_eq!(drawn[0].start, 0);
+            assert_eq!(drawn.last().unwrap().end, t);
+            let long = drawn.iter().find(|s| s.state == Preempted).unwrap();
+            assert_eq!(long.end - long.start, 50_000);
+            assert!(drawn.windows(2).any(|w| w[1].start - w[0].end == 10_000));
+            assert!(drawn.iter().filter(|s| s.state == Running).count() > drawn.len() * 9 / 10);
+        }
+        // A group takes whole summaries, so it may close up to a summary
+        // later than one taking states: fewer, never under half as many.
+        assert!(
+            a.len() <= b.len() && a.len() * 2 >= b.len(),
+            "{} vs {}",
+            a.len(),
+            b.len()
+        );
+    }
+
+    #[test]
+    fn summary_codes_are_the_style_order() {
+        use sextant_engine::analysis::thread_table::state_of;
+        for (k, (state, ..)) in STATE_STYLES.iter().enumerate() {
+            assert_eq!(state_of(k as u8), Some(*state));
+        }
     }
 }

@@ -133,7 +133,7 @@ impl Output for ThreadStatus {
             .into_iter()
             .filter(|(_, r)| r.life.end >= start && r.life.start <= end)
             .map(|(id, r)| {
-                let states = sample_states(r.states, start, end, resolution);
+                let states = sample_states(r.states, &r.pyramid, start, end, resolution);
                 let (name, tid) = labels(r.life);
                 DrawnRow {
                     entry_id: id,
