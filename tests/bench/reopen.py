@@ -17,6 +17,11 @@ the heap, as opposed to mapped file pages the kernel can drop) and its peak
 stored index removed before each first-open run). Goals (issue 13): reopen
 >= 20x faster; resident memory after drawing flat with the trace's size
 (give several traces of different sizes: one line each).
+
+A trace of 32 M events (39 M state intervals), recorded as root:
+
+  sextant capture tracefs --out /tmp/sextant-huge-ctf --events sched,syscalls \
+      --buffer-kb 524288 -- taskset -c 0 perf bench sched pipe -l 7600000
 """
 
 import argparse
