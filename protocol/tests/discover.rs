@@ -348,3 +348,53 @@ fn errors_say_what_is_wrong() {
     ]);
     assert!(e.contains("no pattern of rank 1000"), "{e}");
 }
+
+/// The chosen threads' events are kept in the trace's store: a second run
+/// (another threshold too) mines them without reading the trace, with the
+/// same answer; damaged, they are said unusable and the trace is read again.
+#[test]
+fn a_second_run_mines_the_stored_sequences() {
+    let dir = std::env::temp_dir().join(format!("sextant-discover-store-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.txt");
+    std::fs::copy(fixture("scenario-a/trace.txt"), &trace).unwrap();
+    let t = trace.to_str().unwrap();
+    let store = dir.join("trace.txt.sextant");
+    let fresh = discover_json(t, &["--tid", "4620", "--no-store"]);
+    let fresh_low = discover_json(t, &["--tid", "4620", "--no-store", "--min-support", "50"]);
+    assert!(!store.exists(), "--no-store wrote a store");
+    assert_eq!(discover_json(t, &["--tid", "4620"]), fresh);
+    let units: Vec<PathBuf> = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("discovery-")
+        })
+        .collect();
+    assert_eq!(units.len(), 1, "one unit for these threads");
+    assert_eq!(discover_json(t, &["--tid", "4620"]), fresh);
+    assert_eq!(
+        discover_json(t, &["--tid", "4620", "--min-support", "50"]),
+        fresh_low
+    );
+    let events = units[0].join("events.arrow");
+    let mut bytes = std::fs::read(&events).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&events, bytes).unwrap();
+    let out = sextant(&["discover", t, "--tid", "4620", "--format", "json"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("stored sequences not used") && stderr.contains("checksum"),
+        "{stderr}"
+    );
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again, fresh);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

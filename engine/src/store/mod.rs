@@ -16,6 +16,7 @@ pub mod index;
 mod manage;
 mod mapped;
 pub mod results;
+pub mod sequences;
 mod unit;
 
 use std::path::{Path, PathBuf};

@@ -16,6 +16,8 @@ use sextant_engine::analysis::model::ThreadFilter;
 use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::Pass;
+use sextant_engine::store::sequences::{self, Key};
+use sextant_engine::store::{Places, TraceStore};
 
 use super::progress;
 
@@ -84,6 +86,11 @@ pub struct Request {
     /// maximal pattern with --all).
     #[arg(long, default_value_t = 1, requires = "emit_model")]
     pub rank: usize,
+    /// Neither read the chosen threads' events from the trace's store nor
+    /// keep them there (by default a second run with the same threads,
+    /// --max-events and --lenient mines them again without reading the trace).
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 /// Admitted event types when no threshold is given.
@@ -106,18 +113,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         time_limit: req.time_limit.map(Duration::from_millis),
         within_job: req.within_job,
     };
-    let mut collector = Collector::new(filter.clone(), req.max_events);
-    let options = OpenOptions {
-        lenient: req.lenient,
-        ..OpenOptions::default()
-    };
-    let warnings = progress::shown("reading", |work| {
-        Pass::new(&mut [&mut collector])
-            .options(options)
-            .read(&req.trace, work)
-    })?
-    .warnings;
-    let seqs = collector.into_sequences();
+    let (seqs, warnings) = collect(&req, &filter)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -158,6 +154,43 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         }
     }
     out.flush().context("writing to standard output")
+}
+
+/// The chosen threads' event sequences: from the trace's store when it
+/// keeps them for these threads, cap and options, else read in one pass and
+/// kept there (store problems are warnings, never failures).
+fn collect(req: &Request, filter: &ThreadFilter) -> anyhow::Result<(Sequences, Vec<String>)> {
+    let key = Key::new(filter, req.max_events, req.lenient);
+    let store = if req.no_store {
+        None
+    } else {
+        TraceStore::open(&Places::new(None), &req.trace).ok()
+    };
+    if let Some(store) = &store {
+        match sequences::load(store, &key) {
+            Ok(Some(found)) => return Ok(found),
+            Ok(None) => {}
+            Err(e) => eprintln!("sextant: warning: stored sequences not used: {e}"),
+        }
+    }
+    let mut collector = Collector::new(filter.clone(), req.max_events);
+    let options = OpenOptions {
+        lenient: req.lenient,
+        ..OpenOptions::default()
+    };
+    let warnings = progress::shown("reading", |work| {
+        Pass::new(&mut [&mut collector])
+            .options(options)
+            .read(&req.trace, work)
+    })?
+    .warnings;
+    let seqs = collector.into_sequences();
+    if let Some(store) = &store {
+        if let Err(e) = sequences::save(store, &key, &seqs, &warnings) {
+            eprintln!("sextant: warning: the sequences could not be stored: {e}");
+        }
+    }
+    Ok((seqs, warnings))
 }
 
 /// What is listed: the distinct patterns, or every maximal one (`--all`).
