@@ -9,10 +9,25 @@
   tests/bench/bench.py analyze [TRACE...]   matching overhead: sextant dump --format
                                             none vs sextant analyze with two-event
                                             models, same_tid and different_tids
+  tests/bench/bench.py threads [MANY FEW]   per-event cost of analyze (the models of
+                                            `analyze`) on a trace of many threads vs
+                                            one of a few, same work otherwise (both
+                                            recorded by tests/bench/record-threads.sh:
+                                            /tmp/sextant-threads-many, -few); goal
+                                            <= 15 % apart
+  tests/bench/bench.py model [TRACE...]     the kernel model's share per event on
+                                            small LTTng traces (default: the shared
+                                            many-threads, multi-domains, flipping-
+                                            endianness, lttng-tracefile-rotation):
+                                            analyze minus reading names and times
+                                            (dump --no-payload), per event; goal
+                                            <= 60 ns/event
 
 Default traces: ../shared/traces/ctf/many-threads (if present) and the large perf
 trace recorded by tests/bench/record-large.sh (/tmp/sextant-large-ctf, if present).
 
+analyze always runs with --no-store (a stored result would be read instead of
+computed) and --jobs 1 (CPU time is the measure; --jobs adds threads' work).
 Each command runs --runs times (default 3); the figure kept is the least CPU time
 (user + sys, which a loaded machine disturbs less than wall time) and the largest
 peak RSS. Ratios compare events per CPU-second, except for the --jobs N rows,
@@ -128,10 +143,10 @@ def bench_analyze(traces, runs):
     for t in traces:
         n = count_events(t)
         print(f"\n{t}: {n:,} events")
-        cpu_read, rss, _ = measure([SEXTANT, "dump", t, "--format", "none"], runs)
+        cpu_read, rss, _ = measure([SEXTANT, "dump", t, "--format", "none", "--jobs", "1"], runs)
         print(f"  {'dump --format none (reading, peer)':<44} {cpu_read:8.3f} s {n / cpu_read / 1e6:8.2f} M ev/s          {rss / 1024:8.1f} MiB")
         for label, model in MODELS.items():
-            cpu, rss, out = measure([SEXTANT, "analyze", t, "--model", model, "--format", "json"], runs)
+            cpu, rss, out = measure(analyze_cmd(t, model), runs)
             doc = json.loads(out)
             found = len(doc["executions"])
             over = (cpu / cpu_read - 1) * 100
@@ -141,15 +156,79 @@ def bench_analyze(traces, runs):
             )
 
 
+def analyze_cmd(trace, model):
+    return [SEXTANT, "analyze", trace, "--model", model, "--format", "json", "--no-store", "--jobs", "1"]
+
+
+def bench_threads(traces, runs):
+    many, few = traces if len(traces) == 2 else ("/tmp/sextant-threads-many", "/tmp/sextant-threads-few")
+    for t in (many, few):
+        if not os.path.isdir(t):
+            sys.exit(f"{t} missing: record it with sudo tests/bench/record-threads.sh")
+    counts = {t: count_events(t) for t in (many, few)}
+    print(f"\nmany: {many}, {counts[many]:,} events; few: {few}, {counts[few]:,} events "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    print(f"  {'':<36} {'many ns/ev':>11} {'few ns/ev':>10} {'apart':>7}   threads (many / few)")
+    rows = [("reading (dump --format none)", None)] + list(MODELS.items())
+    for label, model in rows:
+        per = {}
+        found = {}
+        for _ in range(runs):
+            # Alternated, so that a change of load falls on both.
+            for t in (many, few):
+                if model is None:
+                    cmd = [SEXTANT, "dump", t, "--format", "none", "--jobs", "1"]
+                else:
+                    cmd = analyze_cmd(t, model)
+                cpu, _, out = measure(cmd, 1)
+                per[t] = min(per.get(t, cpu), cpu)
+                if model is not None:
+                    found[t] = len(json.loads(out)["executions"])
+        a, b = (per[t] / counts[t] * 1e9 for t in (many, few))
+        extra = f"   {found[many]:,} / {found[few]:,} executions" if found else ""
+        print(f"  {label:<36} {a:11.1f} {b:10.1f} {(a / b - 1) * 100:+6.1f}%{extra}")
+    thread_counts = []
+    for t in (many, few):
+        cpu, _, out = measure([SEXTANT, "analyze", t, "--preset", "whole-thread", "--format", "json", "--no-store", "--jobs", "1"], 1)
+        thread_counts.append(len({e.get("tid") for e in json.loads(out)["executions"]}))
+    print(f"  threads with a whole-thread execution: {thread_counts[0]:,} / {thread_counts[1]:,}")
+
+
+SMALL_LTTNG = ["many-threads", "multi-domains", "flipping-endianness", "lttng-tracefile-rotation"]
+
+
+def bench_model(traces, runs):
+    if not traces:
+        base = os.path.abspath(os.path.join(ROOT, "..", "shared", "traces", "ctf"))
+        traces = [os.path.join(base, n) for n in SMALL_LTTNG if os.path.isdir(os.path.join(base, n))]
+    label, model = "same_tid futex entry->exit", MODELS["same_tid futex entry->exit"]
+    print(f"\nanalyze ({label}) minus dump --format none --no-payload, least CPU of {runs} alternated runs")
+    print(f"  {'trace':<28} {'events':>9} {'read ns/ev':>11} {'analyze ns/ev':>14} {'model ns/ev':>12}")
+    for t in traces:
+        n = count_events(t)
+        read = ana = None
+        for _ in range(runs):
+            c, _, _ = measure([SEXTANT, "dump", t, "--format", "none", "--no-payload", "--jobs", "1"], 1)
+            read = c if read is None else min(read, c)
+            c, _, _ = measure(analyze_cmd(t, model), 1)
+            ana = c if ana is None else min(ana, c)
+        print(f"  {os.path.basename(t):<28} {n:9,} {read / n * 1e9:11.1f} {ana / n * 1e9:14.1f} {(ana - read) / n * 1e9:12.1f}")
+    print(f"  (load average {os.getloadavg()[0]:.1f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["read", "analyze"])
+    ap.add_argument("what", choices=["read", "analyze", "threads", "model"])
     ap.add_argument("traces", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads of the parallel rows (read)")
     a = ap.parse_args()
     if not os.path.exists(SEXTANT):
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    if a.what == "threads":
+        return bench_threads(a.traces, a.runs)
+    if a.what == "model":
+        return bench_model(a.traces, max(a.runs, 7))
     traces = a.traces or default_traces()
     if not traces:
         sys.exit("no trace: give one, or record /tmp/sextant-large-ctf with tests/bench/record-large.sh")
