@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use memmap2::Mmap;
+use memmap2::{Advice, Mmap};
 
 use super::frame::{self, Framed, Stop};
 use super::layout::Layout;
@@ -49,6 +49,11 @@ impl Job {
         for (s, v) in slots.iter().zip(&self.slots) {
             s.set(*v);
         }
+        // Map the packet in one call rather than fault page by page (a
+        // hint, as on one thread: older kernels refuse it).
+        let _ = self
+            .map
+            .advise_range(Advice::PopulateRead, self.data.start, self.data.len());
         frame::frame(
             &self.layout.streams[self.stream_class],
             &self.layout.clocks,
@@ -88,6 +93,10 @@ struct Board {
 struct Shared {
     jobs: Vec<Job>,
     board: Mutex<Board>,
+    /// Event buffers given back by the streams, for the next packets: a
+    /// fresh buffer of a large packet is megabytes of pages to fault in
+    /// (a third of the time with two workers before they were reused).
+    spare: Mutex<Vec<Vec<Framed>>>,
     changed: Condvar,
     next_claim: AtomicUsize,
     window: usize,
@@ -118,6 +127,7 @@ impl Pool {
         let shared = Arc::new(Shared {
             jobs,
             board: Mutex::new(board),
+            spare: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             next_claim: AtomicUsize::new(0),
             window: WINDOW * workers,
@@ -146,7 +156,7 @@ impl Pool {
             match std::mem::replace(&mut board.states[k], State::Taken) {
                 State::Free => {
                     drop(board);
-                    let mut events = Vec::new();
+                    let mut events = self.shared.buffer();
                     let stop = self.shared.jobs[k].frame(slots, &mut events);
                     return FramedPacket { events, stop };
                 }
@@ -166,6 +176,25 @@ impl Pool {
                 State::Taken => unreachable!("a job is taken once, by its stream"),
             }
         }
+    }
+}
+
+impl Pool {
+    /// Gives back the events of a packet taken earlier, once read.
+    pub fn give_back(&self, mut events: Vec<Framed>) {
+        events.clear();
+        let mut spare = self.shared.spare.lock().unwrap_or_else(|p| p.into_inner());
+        // At most one per packet that may be framed ahead, and the one being read.
+        if spare.len() <= self.shared.window && events.capacity() > 0 {
+            spare.push(events);
+        }
+    }
+}
+
+impl Shared {
+    fn buffer(&self) -> Vec<Framed> {
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        spare.pop().unwrap_or_default()
     }
 }
 
@@ -207,7 +236,7 @@ fn work(shared: &Shared) {
         drop(board);
         slots.resize_with(job.slots.len(), || Cell::new(0));
         let framed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut events = Vec::new();
+            let mut events = shared.buffer();
             let stop = job.frame(&slots, &mut events);
             FramedPacket { events, stop }
         }));

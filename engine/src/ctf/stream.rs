@@ -542,7 +542,7 @@ impl StreamFile {
         if let Some(d) = job.info.events_discarded {
             self.discarded = self.discarded.max(d);
         }
-        self.batch = framed.events;
+        pool.give_back(std::mem::replace(&mut self.batch, framed.events));
         self.next = 0;
         self.pos = framed.stop.pos;
         self.clock = framed.stop.clock;

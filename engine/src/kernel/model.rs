@@ -6,7 +6,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::fields::Payload;
+use super::fields::{Payload, K};
 use super::vocabulary::{kernel_prio, runnable_from_int, runnable_from_letters, Kind, Tracer};
 use crate::kernel::fields::Val;
 
@@ -192,7 +192,10 @@ impl KernelModel {
 
     /// The thread running on `cpu` (0 is the idle task), if known.
     pub fn current(&self, cpu: u32) -> Option<i64> {
-        self.cpus.get(cpu as usize).copied().flatten()
+        self.cpus
+            .get(crate::event::cpu_slot(cpu))
+            .copied()
+            .flatten()
     }
 
     /// Each CPU's current thread, by CPU number.
@@ -215,7 +218,7 @@ impl KernelModel {
     /// else the CPU's current thread.
     pub fn event_thread(&self, ev: &KEvent<'_>) -> Option<i64> {
         if ev.kind == Kind::SchedSwitch {
-            if let Some(prev) = ev.payload.int("prev_tid") {
+            if let Some(prev) = ev.payload.int_at(K::PrevTid) {
                 return Some(prev);
             }
         }
@@ -227,25 +230,25 @@ impl KernelModel {
         self.freed.clear();
         let p = &ev.payload;
         let ts = ev.ts;
-        let prio = |name: &str| p.int(name).map(|v| kernel_prio(ev.tracer, v));
+        let prio = |k: K| p.int_at(k).map(|v| kernel_prio(ev.tracer, v));
         match ev.kind {
             Kind::SchedSwitch => {
-                let (Some(prev), Some(next)) = (p.int("prev_tid"), p.int("next_tid")) else {
+                let (Some(prev), Some(next)) = (p.int_at(K::PrevTid), p.int_at(K::NextTid)) else {
                     return;
                 };
                 if let Some(cpu) = ev.cpu {
                     self.attribute(prev, cpu, ts);
                 }
-                let runnable = match p.get("prev_state") {
+                let runnable = match p.at(K::PrevState) {
                     Some(Val::Int(s)) => runnable_from_int(s),
                     Some(Val::Str { .. }) => {
-                        runnable_from_letters(p.str("prev_state").unwrap_or_default())
+                        runnable_from_letters(p.str_at(K::PrevState).unwrap_or_default())
                     }
                     _ => false,
                 };
                 if let Some(t) = self.get_or_create(prev, ts) {
-                    t.set_comm(p.str("prev_comm").unwrap_or_default());
-                    if let Some(pr) = prio("prev_prio") {
+                    t.set_comm(p.str_at(K::PrevComm).unwrap_or_default());
+                    if let Some(pr) = prio(K::PrevPrio) {
                         t.set_prio(ts, pr);
                     }
                 }
@@ -256,8 +259,8 @@ impl KernelModel {
                 };
                 self.set_state(prev, to, ts, ev.cpu);
                 if let Some(t) = self.get_or_create(next, ts) {
-                    t.set_comm(p.str("next_comm").unwrap_or_default());
-                    if let Some(pr) = prio("next_prio") {
+                    t.set_comm(p.str_at(K::NextComm).unwrap_or_default());
+                    if let Some(pr) = prio(K::NextPrio) {
                         t.set_prio(ts, pr);
                     }
                 }
@@ -268,13 +271,13 @@ impl KernelModel {
             }
             Kind::SchedWaking | Kind::SchedWakeup | Kind::SchedWakeupNew => {
                 self.attribute_event(ev);
-                let Some(tid) = p.int("tid") else { return };
+                let Some(tid) = p.int_at(K::Tid) else { return };
                 let new = ev.kind == Kind::SchedWakeupNew;
                 if let Some(t) = self.get_or_create(tid, ts) {
                     if new {
-                        t.set_comm(p.str("comm").unwrap_or_default());
+                        t.set_comm(p.str_at(K::Comm).unwrap_or_default());
                     }
-                    if let Some(pr) = prio("prio") {
+                    if let Some(pr) = prio(K::Prio) {
                         t.set_prio(ts, pr);
                     }
                     // Only a sleeping (or new, or unknown) thread starts waiting.
@@ -285,15 +288,15 @@ impl KernelModel {
             }
             Kind::SchedProcessFork => {
                 self.attribute_event(ev);
-                let Some(child) = p.int("child_tid") else {
+                let Some(child) = p.int_at(K::ChildTid) else {
                     return;
                 };
                 let parent_comm = p
-                    .int("parent_tid")
+                    .int_at(K::ParentTid)
                     .and_then(|t| self.threads.get(&t))
                     .map(|t| (t.comm.clone(), t.prio()));
                 if let Some(t) = self.get_or_create(child, ts) {
-                    match p.str("child_comm") {
+                    match p.str_at(K::ChildComm) {
                         Some(c) if !c.is_empty() => t.set_comm(c),
                         _ => {
                             if let Some((c, _)) = &parent_comm {
@@ -304,31 +307,31 @@ impl KernelModel {
                     if let Some((_, Some(pr))) = parent_comm {
                         t.set_prio(ts, pr);
                     }
-                    t.pid = p.int("child_pid").or(t.pid);
+                    t.pid = p.int_at(K::ChildPid).or(t.pid);
                 }
             }
             Kind::SchedProcessExec => {
                 self.attribute_event(ev);
-                let tid = p.int("tid").or_else(|| self.event_thread(ev));
+                let tid = p.int_at(K::Tid).or_else(|| self.event_thread(ev));
                 let Some(t) = tid.and_then(|tid| self.get_or_create(tid, ts)) else {
                     return;
                 };
                 // The kernel names the task after the file it executes.
-                if let Some(f) = p.str("filename") {
+                if let Some(f) = p.str_at(K::Filename) {
                     let base = f.rsplit(|b| *b == b'/').next().unwrap_or(f);
                     t.set_comm(&base[..base.len().min(15)]);
                 }
             }
             Kind::SchedProcessExit => {
                 self.attribute_event(ev);
-                if let Some(t) = p.int("tid").and_then(|tid| self.get_or_create(tid, ts)) {
+                if let Some(t) = p.int_at(K::Tid).and_then(|tid| self.get_or_create(tid, ts)) {
                     t.exited = true;
-                    t.set_comm(p.str("comm").unwrap_or_default());
+                    t.set_comm(p.str_at(K::Comm).unwrap_or_default());
                 }
             }
             Kind::SchedProcessFree => {
                 self.attribute_event(ev);
-                if let Some(tid) = p.int("tid") {
+                if let Some(tid) = p.int_at(K::Tid) {
                     if let Some(mut t) = self.threads.remove(&tid) {
                         let from = t.state;
                         t.totals.add(from, (ts - t.since).max(0));
@@ -340,17 +343,17 @@ impl KernelModel {
             }
             Kind::SchedPiSetprio => {
                 self.attribute_event(ev);
-                if let (Some(tid), Some(pr)) = (p.int("tid"), prio("newprio")) {
+                if let (Some(tid), Some(pr)) = (p.int_at(K::Tid), prio(K::Newprio)) {
                     if let Some(t) = self.get_or_create(tid, ts) {
                         t.set_prio(ts, pr);
                     }
                 }
             }
             Kind::StatedumpProcess => {
-                let Some(tid) = p.int("tid") else { return };
+                let Some(tid) = p.int_at(K::Tid) else { return };
                 if let Some(t) = self.get_or_create(tid, ts) {
-                    t.set_comm(p.str("name").unwrap_or_default());
-                    t.pid = p.int("pid").or(t.pid);
+                    t.set_comm(p.str_at(K::Name).unwrap_or_default());
+                    t.pid = p.int_at(K::Pid).or(t.pid);
                 }
             }
             Kind::Other => self.attribute_event(ev),
@@ -389,7 +392,7 @@ impl KernelModel {
     }
 
     fn set_current(&mut self, cpu: u32, tid: i64) {
-        let i = cpu as usize;
+        let i = crate::event::cpu_slot(cpu);
         if self.cpus.len() <= i {
             self.cpus.resize(i + 1, None);
         }

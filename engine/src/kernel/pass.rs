@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::fields::{Fields, NameSink, Payload};
+use super::fields::{Fields, Known, NameSink, Payload};
 use super::model::{KEvent, KernelModel};
 use super::vocabulary::{
     canonical_event, canonical_fields, kind_of, payload_cpu, payload_thread, Kind, Tracer,
@@ -49,8 +49,9 @@ struct ClassInfo {
     name: Box<str>,
     kind: Kind,
     wanted: bool,
-    /// Known after the first decoded event of the class.
-    layout: Option<(Tracer, Vec<Box<str>>)>,
+    /// Known after the first decoded event of the class: the tracer, the
+    /// canonical field names, where the model's fields are among them.
+    layout: Option<(Tracer, Vec<Box<str>>, Known)>,
 }
 
 /// The per-class decisions and the reused payload buffers of one pass.
@@ -91,10 +92,13 @@ impl Interpreter {
             ev.visit_fields(&mut names)?;
             let raw: Vec<&str> = names.names.iter().map(String::as_str).collect();
             let tracer = Tracer::of_class(ev.name(), ev.thread().is_some(), &raw);
-            info.layout = Some((tracer, canonical_fields(tracer, info.kind, &raw)));
+            let names = canonical_fields(tracer, info.kind, &raw);
+            let known = Known::of(&names);
+            info.layout = Some((tracer, names, known));
         }
-        let (tracer, names) = info.layout.as_ref().expect("set above");
+        let (tracer, names, known) = info.layout.as_ref().expect("set above");
         ev.visit_fields(&mut self.fields.sink())?;
+        self.fields.set_known(*known);
         let payload = Payload {
             names,
             fields: &self.fields,

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::fields::Payload;
+use super::fields::{Payload, K};
 
 /// Canonical event names, as analyses match them.
 pub mod names {
@@ -45,10 +45,9 @@ pub mod names {
     pub const MQ_RECEIVE_EXIT: &str = "syscall_exit_mq_timedreceive";
 }
 
-/// perf's payload fields naming the event's thread and CPU (the other
-/// tracers say them in the framing or the packet context).
+/// perf's payload field naming the event's thread (the other tracers say
+/// it in the framing); with `perf_cpu`, read as `K::PerfTid`, `K::PerfCpu`.
 const PERF_TID: &str = "perf_tid";
-const PERF_CPU: &str = "perf_cpu";
 
 /// Which tracer wrote an event class, as far as spelling goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,12 +138,14 @@ pub fn kind_of(canonical: &str) -> Kind {
 /// The event's thread when its payload names it (perf's `perf_tid`; -1
 /// marks the final switch of an exiting thread, which names none).
 pub fn payload_thread(payload: &Payload<'_>) -> Option<i64> {
-    payload.int(PERF_TID).filter(|t| *t >= 0)
+    payload.int_at(K::PerfTid).filter(|t| *t >= 0)
 }
 
 /// The event's CPU when its payload names it (perf's `perf_cpu`).
 pub fn payload_cpu(payload: &Payload<'_>) -> Option<u32> {
-    payload.int(PERF_CPU).and_then(|c| u32::try_from(c).ok())
+    payload
+        .int_at(K::PerfCpu)
+        .and_then(|c| u32::try_from(c).ok())
 }
 
 /// The canonical names of a class's payload fields, in order. perf and ftrace
