@@ -6,6 +6,19 @@
 
 use crate::value::Sink;
 
+/// CPUs numbered below this have a slot of their own in the tables the
+/// models keep per CPU (indexed by CPU number); every larger number shares
+/// the one slot after them. Linux numbers at most 8192 CPUs (`NR_CPUS`): a
+/// larger number is corrupt input, and a table sized by it (a trace may
+/// say CPU 4294967295) would not fit in memory.
+pub const MAX_CPUS: u32 = 1 << 16;
+
+/// The slot of `cpu` in a table kept per CPU (see [`MAX_CPUS`]).
+#[inline]
+pub fn cpu_slot(cpu: u32) -> usize {
+    cpu.min(MAX_CPUS) as usize
+}
+
 /// One event, borrowed from its reader until the reader advances.
 pub trait Event<'s> {
     /// Event name as written in the trace (`sched_switch`, `sched:sched_switch`).

@@ -507,11 +507,14 @@ impl BtfModel {
     }
 
     fn current(&self, cpu: u32) -> Option<i64> {
-        self.cores.get(cpu as usize).copied().flatten()
+        self.cores
+            .get(crate::event::cpu_slot(cpu))
+            .copied()
+            .flatten()
     }
 
     fn set_current(&mut self, cpu: u32, tid: Option<i64>) {
-        let i = cpu as usize;
+        let i = crate::event::cpu_slot(cpu);
         if self.cores.len() <= i {
             self.cores.resize(i + 1, None);
         }

@@ -122,10 +122,12 @@ fn digits(line: &[u8], at: &mut usize) -> Option<u64> {
         if d > 9 {
             break;
         }
-        v = v * 10 + u64::from(d);
+        // Wrapping: 18 digits cannot overflow, and a longer field (whose
+        // value here is thrown away, checked by `general`) must not panic
+        // where overflows are checked (debug builds, fuzzing).
+        v = v.wrapping_mul(10).wrapping_add(u64::from(d));
         *at += 1;
     }
-    // 18 digits cannot overflow; longer ones are checked by `general`.
     let n = *at - start;
     (n > 0 && n <= 18 && line.get(*at) == Some(&b',')).then(|| {
         *at += 1;
@@ -481,6 +483,34 @@ mod tests {
             e.message.starts_with("truncated row: 1 field,"),
             "{}",
             e.message
+        );
+    }
+
+    /// Found by the `btf` fuzz target (engine/fuzz/seeds/btf/
+    /// finding-long-number.btf): a number field of 20 digits or more
+    /// overflowed in the one-scan parser before `general` refused it, a
+    /// panic where overflows are checked (debug builds, fuzzing).
+    #[test]
+    fn numbers_of_any_length_are_refused_without_overflow() {
+        let long = "9".repeat(40);
+        for row in [
+            format!("{long},C,0,T,A,0,start"),
+            format!("1,C,{long},T,A,0,start"),
+            format!("1,C,-{long},T,A,0,start"),
+            format!("1,C,0,T,A,{long},start"),
+            format!("1,C,0,T,A,-{long},start"),
+        ] {
+            let e = parse(row.as_bytes()).unwrap_err();
+            assert!(e.message.contains("too large"), "{row}: {}", e.message);
+        }
+        let seed = include_bytes!("../../fuzz/seeds/btf/finding-long-number.btf");
+        let rows: Vec<&[u8]> = seed
+            .split(|&b| b == b'\n')
+            .filter(|l| l.first().is_some_and(u8::is_ascii_digit))
+            .collect();
+        assert!(
+            rows.iter().any(|l| parse(l).is_err()),
+            "the seed's long row"
         );
     }
 }

@@ -343,7 +343,7 @@ impl GraphBuilder {
     }
 
     fn context_stack(&mut self, cpu: u32) -> &mut Vec<Context> {
-        let i = cpu as usize;
+        let i = crate::event::cpu_slot(cpu);
         if self.contexts.len() <= i {
             self.contexts.resize(i + 1, Vec::new());
         }
@@ -398,7 +398,7 @@ impl GraphBuilder {
     }
 
     fn firing_on(&mut self, cpu: u32) -> &mut Option<TimerFire> {
-        let i = cpu as usize;
+        let i = crate::event::cpu_slot(cpu);
         if self.firing.len() <= i {
             self.firing.resize(i + 1, None);
         }
@@ -469,7 +469,7 @@ impl GraphBuilder {
     fn waker(&self, ev: &KEvent<'_>, thread: Option<i64>) -> Context {
         let inner = ev
             .cpu
-            .and_then(|c| self.contexts.get(c as usize))
+            .and_then(|c| self.contexts.get(crate::event::cpu_slot(c)))
             .and_then(|s| s.last());
         match (inner, thread) {
             (Some(c), _) => *c,
@@ -504,9 +504,12 @@ impl GraphBuilder {
                     return;
                 }
                 let timer = match waker {
-                    Context::Timer => ev
-                        .cpu
-                        .and_then(|c| self.firing.get(c as usize).copied().flatten()),
+                    Context::Timer => ev.cpu.and_then(|c| {
+                        self.firing
+                            .get(crate::event::cpu_slot(c))
+                            .copied()
+                            .flatten()
+                    }),
                     _ => None,
                 };
                 let w = Wakeup {
