@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target of the repository for SECONDS each (default
 # 20), one after the other: the readers' (engine/fuzz) and the protocol's
-# (protocol/fuzz). Installs what it needs: the nightly toolchain (rustup)
-# and cargo-fuzz (crates.io). Each target starts from the seeds kept in the
-# repository (<crate>/fuzz/seeds/<target>, plus engine/fuzz/seed.py's
-# generated CTF corpora) and its own corpus (gitignored), uses its
-# dictionary when it has one, and fails on a crash, a timeout (10 s per
-# input) or running out of memory; the input that did it is left in
+# (protocol/fuzz). Installs what it needs: cargo-fuzz (crates.io). Each
+# target starts from the seeds kept in the repository
+# (<crate>/fuzz/seeds/<target>, plus engine/fuzz/seed.py's generated CTF
+# corpora) and its own corpus (gitignored), uses its dictionary when it has
+# one, and fails on a crash, a timeout (10 s per input) or running out of
+# memory (2 GiB); the input that did it is left in
 # <crate>/fuzz/artifacts/<target>/.
+#
+# The toolchain is the default one (stable in CI) with RUSTC_BOOTSTRAP=1,
+# which lets cargo-fuzz give rustc its unstable flags (AddressSanitizer,
+# coverage instrumentation): nothing else to install, and the same compiler
+# as the rest of CI. FUZZ_TOOLCHAIN=nightly uses a nightly instead
+# (installed by rustup when absent). The targets are built in target/fuzz
+# (FUZZ_TARGET_DIR to put them elsewhere). Any failure to install or build
+# ends the script with an error; nothing is skipped.
 #
 #   tests/fuzz.sh [SECONDS] [TARGET...]
 #
-# Long runs by hand, one target at a time on a shared machine:
+# CI (tests/run-all.sh) runs `tests/fuzz.sh 15`. Long runs by hand, at most
+# one or two at a time on a shared machine:
 #   nice -n 19 tests/fuzz.sh 1200 rpc
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +28,19 @@ secs=${1:-20}
 shift || true
 only=("$@")
 
-if ! rustup toolchain list | grep -q '^nightly'; then
-    echo "== installing the nightly toolchain (cargo-fuzz needs it)"
-    rustup toolchain install nightly --profile minimal
+toolchain=()
+if [ -n "${FUZZ_TOOLCHAIN:-}" ]; then
+    if ! rustup toolchain list | grep -q "^$FUZZ_TOOLCHAIN"; then
+        echo "== installing the $FUZZ_TOOLCHAIN toolchain"
+        rustup toolchain install "$FUZZ_TOOLCHAIN" --profile minimal
+    fi
+    toolchain=(+"$FUZZ_TOOLCHAIN")
+else
+    export RUSTC_BOOTSTRAP=1
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz"
-    cargo install cargo-fuzz --locked
+    cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 # One target directory for both crates: the engine is built once.
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$PWD/target/fuzz}
@@ -36,7 +51,9 @@ for crate in engine/fuzz protocol/fuzz; do
     if [ "$crate" = engine/fuzz ] && [ ! -d engine/fuzz/corpus/stream ]; then
         (cd engine/fuzz && python3 seed.py)
     fi
-    for t in $(cd "$crate" && cargo +nightly fuzz list); do
+    # Not in the loop's head: a failing `cargo fuzz list` stops the script.
+    targets=$(cd "$crate" && cargo "${toolchain[@]}" fuzz list)
+    for t in $targets; do
         if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " =~ " $t " ]]; then
             continue
         fi
@@ -51,16 +68,19 @@ for crate in engine/fuzz protocol/fuzz; do
             dict=(-dict=tsdl.dict)
         fi
         echo "== fuzz $crate $t for ${secs}s"
-        if (cd "$crate" && cargo +nightly fuzz run "$t" "${corpus[@]}" -- \
+        if (cd "$crate" && cargo "${toolchain[@]}" fuzz run "$t" "${corpus[@]}" -- \
                 -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "${dict[@]}" 2>&1 | tail -n 25); then
             passed=$((passed + 1))
         else
-            echo "FAILED: $crate $t (the input is in $crate/artifacts/$t/)"
+            echo "FAILED: $crate $t (not built, or a finding: the input is in $crate/artifacts/$t/)"
             failed=$((failed + 1))
         fi
     done
 done
-if [ "$failed" -eq 0 ]; then
+if [ "$passed" -eq 0 ] && [ "$failed" -eq 0 ]; then
+    echo "test result: FAILED. 0 passed; 1 failed (fuzz targets: none ran)"
+    exit 1
+elif [ "$failed" -eq 0 ]; then
     echo "test result: ok. $passed passed; 0 failed (fuzz targets)"
 else
     echo "test result: FAILED. $passed passed; $failed failed (fuzz targets)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project: formatting, lints, Rust unit and integration
 # tests (conformance against babeltrace2 on ../shared traces when present), the
-# Node end-to-end test of `sextant serve` with the real TypeScript client, and
-# the views drawn by the viewer's timeline-chart in Chromium.
+# Node end-to-end test of `sextant serve` with the real TypeScript client, the
+# views drawn by the viewer's timeline-chart in Chromium, and every fuzz target
+# for a few seconds.
 # This is exactly what CI runs (.ci/run). It installs what it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,17 @@ exports_log=$(mktemp)
 /usr/bin/python3 tests/python/test_exports.py "$SEXTANT_BIN" 2>&1 | tee "$exports_log" || true
 grep '^test result:' "$exports_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_exports.py)" >> "$log"
 rm -f "$exports_log"
+# Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
+# seeds kept in the repository, built with AddressSanitizer in target/fuzz
+# on the stable toolchain (RUSTC_BOOTSTRAP=1; tests/fuzz.sh installs
+# cargo-fuzz). It prints its own "test result:" line (one test per target);
+# a crash, timeout or out-of-memory input, or a failure to install or build,
+# is a failure (the input is left in <crate>/fuzz/artifacts/).
+echo "== fuzz targets (tests/fuzz.sh, 15 s each)"
+fuzz_log=$(mktemp)
+tests/fuzz.sh 15 2>&1 | tee "$fuzz_log" || true
+grep '^test result:' "$fuzz_log" | tail -n 1 >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (tests/fuzz.sh)" >> "$log"
+rm -f "$fuzz_log"
 # The Trace Compass plugin's Java core (tc-plugin) with Maven and a JDK from
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.
