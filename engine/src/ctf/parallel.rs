@@ -97,6 +97,9 @@ struct Shared {
     /// fresh buffer of a large packet is megabytes of pages to fault in
     /// (a third of the time with two workers before they were reused).
     spare: Mutex<Vec<Vec<Framed>>>,
+    /// Finished packets whose pages the workers give back (`release_later`),
+    /// so that the reading thread, the one that limits `--jobs`, does not.
+    releases: Mutex<Vec<(Arc<Mmap>, Range<usize>)>>,
     changed: Condvar,
     next_claim: AtomicUsize,
     window: usize,
@@ -128,6 +131,7 @@ impl Pool {
             jobs,
             board: Mutex::new(board),
             spare: Mutex::new(Vec::new()),
+            releases: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             next_claim: AtomicUsize::new(0),
             window: WINDOW * workers,
@@ -191,7 +195,38 @@ impl Pool {
     }
 }
 
+/// Releases queued beyond this many are done by the reading thread itself
+/// (when the workers are done or busy): memory stays bounded.
+const MOST_RELEASES: usize = 4;
+
+impl Pool {
+    /// Has `range` of `map` (a finished packet) given back by a worker.
+    pub fn release_later(&self, map: &Arc<Mmap>, range: Range<usize>) {
+        let mut q = self.shared.lock_releases();
+        q.push((Arc::clone(map), range));
+        if q.len() > MOST_RELEASES {
+            let all = std::mem::take(&mut *q);
+            drop(q);
+            for (m, r) in all {
+                super::stream::release_pages(&m, r);
+            }
+        }
+    }
+}
+
 impl Shared {
+    fn lock_releases(&self) -> MutexGuard<'_, Vec<(Arc<Mmap>, Range<usize>)>> {
+        self.releases.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Does the releases queued so far (on a worker).
+    fn release_queued(&self) {
+        let all = std::mem::take(&mut *self.lock_releases());
+        for (m, r) in all {
+            super::stream::release_pages(&m, r);
+        }
+    }
+
     fn buffer(&self) -> Vec<Framed> {
         let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
         spare.pop().unwrap_or_default()
@@ -212,6 +247,7 @@ impl Drop for Pool {
 fn work(shared: &Shared) {
     let mut slots = Vec::new();
     loop {
+        shared.release_queued();
         let k = shared.next_claim.fetch_add(1, Ordering::Relaxed);
         let Some(job) = shared.jobs.get(k) else {
             return;
@@ -223,6 +259,11 @@ fn work(shared: &Shared) {
                 .changed
                 .wait(board)
                 .unwrap_or_else(|p| p.into_inner());
+            // Woken by a take: the stream that took a packet has likely
+            // queued the pages of the one before.
+            drop(board);
+            shared.release_queued();
+            board = shared.board();
         }
         if board.stop {
             return;

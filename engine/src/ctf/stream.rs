@@ -214,17 +214,8 @@ impl StreamFile {
     /// Gives back the pages of the packet just finished: they stay in the page
     /// cache, but no longer count in this process's memory.
     fn release(&self, range: Range<usize>) {
-        const PAGE: usize = 4096;
-        let (Some(map), start) = (&self.map, range.start.next_multiple_of(PAGE)) else {
-            return;
-        };
-        let end = range.end / PAGE * PAGE;
-        if end > start {
-            // SAFETY: DONTNEED on a read-only private file mapping drops
-            // resident pages; reading them again refaults them from the file.
-            // Nothing borrows these bytes any more: the packet is finished.
-            unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) }
-                .ok();
+        if let Some(map) = &self.map {
+            release_pages(map, range);
         }
     }
 
@@ -531,7 +522,9 @@ impl StreamFile {
             return Ok(false);
         };
         let job = pool.job(k);
-        self.release(self.data.clone());
+        if let Some(map) = &self.map {
+            pool.release_later(map, self.data.clone());
+        }
         let framed = pool.take(k, &self.slots);
         for (s, v) in self.slots.iter().zip(&job.slots) {
             s.set(*v);
@@ -573,6 +566,21 @@ impl StreamFile {
             class,
             current: c,
         })
+    }
+}
+
+/// Gives back the whole pages of `range` of `map`, bytes of a finished
+/// packet: they stay in the page cache, but no longer count in this
+/// process's memory. Pages shared with a neighbouring packet are kept.
+pub(super) fn release_pages(map: &Mmap, range: Range<usize>) {
+    const PAGE: usize = 4096;
+    let start = range.start.next_multiple_of(PAGE);
+    let end = range.end / PAGE * PAGE;
+    if end > start {
+        // SAFETY: DONTNEED on a read-only private file mapping drops
+        // resident pages; reading them again refaults them from the file.
+        // Nothing borrows these bytes any more: the packet is finished.
+        unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) }.ok();
     }
 }
 
