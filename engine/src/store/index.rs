@@ -303,23 +303,12 @@ fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, Expor
     RecordBatch::try_new(schema, columns).map_err(ExportError::Batch)
 }
 
-/// The batches of `name`, checked to have `schema`'s columns.
-fn read(found: &mut Found, name: &str, schema: SchemaRef) -> Result<Vec<RecordBatch>, Unusable> {
-    let batches = found.table(name)?;
-    for b in &batches {
-        if b.schema().fields() != schema.fields() {
-            return Err(found.corrupt(name, "its columns are not the index's"));
-        }
-    }
-    Ok(batches)
-}
-
 /// The lives and their intervals; the intervals' columns stay the mapped
 /// file's pages.
 fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
     let mut lives = Vec::new();
     let mut next = 0usize;
-    for b in read(found, "threads.arrow", threads_schema())? {
+    for b in found.table_of("threads.arrow", threads_schema())? {
         let tid = b.column(0).as_primitive::<Int64Type>();
         let pid = b.column(1).as_primitive::<Int64Type>();
         let comm = b.column(2).as_string::<i32>();
@@ -342,7 +331,7 @@ fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
             });
         }
     }
-    let batches = read(found, "intervals.arrow", intervals_schema())?;
+    let batches = found.table_of("intervals.arrow", intervals_schema())?;
     let [b] = &batches[..] else {
         return Err(found.corrupt(
             "intervals.arrow",
@@ -363,7 +352,8 @@ fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
         end: b.column(1).as_primitive::<Int64Type>().clone(),
         state: b.column(2).as_primitive::<UInt8Type>().clone(),
     };
-    let levels = read(found, "levels.arrow", levels_schema())?
+    let levels = found
+        .table_of("levels.arrow", levels_schema())?
         .iter()
         .map(|b| {
             let column = |i: usize| b.column(i).as_primitive::<Int64Type>().clone();
@@ -379,7 +369,7 @@ fn read_threads(found: &mut Found) -> Result<ThreadTable, Unusable> {
 
 fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {
     let mut out = Vec::new();
-    for b in read(found, "event_types.arrow", event_types_schema())? {
+    for b in found.table_of("event_types.arrow", event_types_schema())? {
         let name = b.column(0).as_string::<i32>();
         let count = b.column(1).as_primitive::<UInt64Type>();
         out.extend((0..b.num_rows()).map(|i| (name.value(i).to_string(), count.value(i))));
@@ -389,7 +379,7 @@ fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {
 
 fn read_checkpoints(found: &mut Found) -> Result<Vec<Checkpoint>, Unusable> {
     let mut out = Vec::new();
-    for b in read(found, "checkpoints.arrow", checkpoints_schema())? {
+    for b in found.table_of("checkpoints.arrow", checkpoints_schema())? {
         let ts = b.column(0).as_primitive::<Int64Type>();
         let skip = b.column(1).as_primitive::<UInt64Type>();
         let cpus = b.column(2).as_list::<i32>();
@@ -408,7 +398,7 @@ fn read_checkpoints(found: &mut Found) -> Result<Vec<Checkpoint>, Unusable> {
 
 fn read_histogram(found: &mut Found) -> Result<Vec<u64>, Unusable> {
     let mut out = Vec::new();
-    for b in read(found, "histogram.arrow", histogram_schema())? {
+    for b in found.table_of("histogram.arrow", histogram_schema())? {
         out.extend(b.column(0).as_primitive::<UInt64Type>().values().iter());
     }
     Ok(out)

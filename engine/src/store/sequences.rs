@@ -143,18 +143,12 @@ pub fn load(store: &TraceStore, key: &Key) -> Result<Option<(Sequences, Vec<Stri
         return Ok(None);
     }
     let mut names = Vec::new();
-    for b in found.table(NAMES)? {
-        if b.schema().fields() != names_schema().fields() {
-            return Err(found.corrupt(NAMES, "its columns are not discovery's"));
-        }
+    for b in found.table_of(NAMES, names_schema())? {
         let n = b.column(0).as_string::<i32>();
         names.extend(n.iter().map(|s| s.unwrap_or_default().to_string()));
     }
     let mut threads: Vec<(i64, Vec<u32>)> = Vec::new();
-    for b in found.table(EVENTS)? {
-        if b.schema().fields() != events_schema().fields() {
-            return Err(found.corrupt(EVENTS, "its columns are not discovery's"));
-        }
+    for b in found.table_of(EVENTS, events_schema())? {
         let tid = b.column(0).as_primitive::<Int64Type>();
         let event = b.column(1).as_primitive::<UInt32Type>();
         for (t, e) in tid.values().iter().zip(event.values()) {

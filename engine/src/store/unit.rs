@@ -87,6 +87,22 @@ impl Found {
         mapped::batches(&bytes).map_err(corrupt)
     }
 
+    /// Every batch of the table `name`, checked to have `schema`'s columns.
+    pub fn table_of(
+        &mut self,
+        name: &str,
+        schema: SchemaRef,
+    ) -> Result<Vec<RecordBatch>, Unusable> {
+        let batches = self.table(name)?;
+        if batches
+            .iter()
+            .any(|b| b.schema().fields() != schema.fields())
+        {
+            return Err(self.corrupt(name, "its columns are not the ones sextant writes there"));
+        }
+        Ok(batches)
+    }
+
     /// A table whose contents do not hold together.
     pub fn corrupt(&self, name: &str, reason: impl Into<String>) -> Unusable {
         Unusable::Corrupt {

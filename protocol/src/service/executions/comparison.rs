@@ -11,12 +11,12 @@ use super::found::Found;
 use crate::service::filters::StateFilter;
 use crate::service::index::{Interval, ThreadRow, TraceIndex};
 use crate::service::outputs::draw::{
-    filtered, sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+    filtered, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
-use sextant_engine::analysis::thread_table::Pyramid;
+use sextant_engine::analysis::thread_table::{Pyramid, States};
 
 pub const PREFIX: &str = "sextant.executions.comparison";
 
@@ -188,7 +188,7 @@ impl Output for Comparison {
         tip.insert("TID".into(), json!(x.tid.to_string()));
         if let (Some(&t), Ok(indexes)) = (times.first(), q.exp.indexes()?) {
             let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
-            if let Some(iv) = state_at(row.intervals[..].into(), t) {
+            if let Some(iv) = States::from(&row.intervals[..]).at(t) {
                 tip.insert("State".into(), json!(state_name(iv.state)));
                 tip.insert(
                     "State duration (ns)".into(),

@@ -55,11 +55,6 @@ fn state_index(s: ThreadState) -> usize {
         .unwrap_or(0)
 }
 
-/// The tooltip's state at `t` of a row: its name and interval.
-pub fn state_at(states: States<'_>, t: i64) -> Option<Interval> {
-    states.at(t)
-}
-
 /// One state of a time-graph row as drawn. Fields in sorted order: the
 /// answer is written as text straight from these (`Reply::data`).
 #[derive(Debug, Serialize)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::draw::{
-    filtered, sample_states, state_at, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+    filtered, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use crate::service::filters::StateFilter;
 use crate::service::index::{Row, TraceIndex};
@@ -168,7 +168,7 @@ impl Output for ThreadStatus {
         let mut tip = serde_json::Map::new();
         tip.insert("Process".into(), json!(row.life.comm));
         tip.insert("TID".into(), json!(row.life.tid.to_string()));
-        if let Some(iv) = state_at(row.states, t) {
+        if let Some(iv) = row.states.at(t) {
             tip.insert("State".into(), json!(state_name(iv.state)));
             tip.insert("Start".into(), json!(iv.start.to_string()));
             tip.insert(
