@@ -112,7 +112,8 @@ impl CtfReader {
             .iter()
             .map(|&k| slots[k].take().expect("once"))
             .collect();
-        let pool = Arc::new(Pool::start(jobs_in_order, jobs));
+        // The reading thread is one of the `jobs` framers.
+        let pool = Arc::new(Pool::start(jobs_in_order, jobs - 1));
         for (i, range, failed) in per_stream {
             let mine: VecDeque<usize> = range.map(|k| rank[k]).collect();
             self.streams[i].feed_from(Arc::clone(&pool), mine, failed);

@@ -3,13 +3,15 @@
 //! A packet whose context gives its first timestamp can be framed without
 //! the packets before it. Every such packet of every stream is a job; jobs
 //! are claimed in the order of their first timestamps, which is about the
-//! order in which the merge needs them. Workers frame whole packets ahead,
-//! at most `WINDOW` per worker framed and not yet taken (memory stays
-//! bounded by a few packets); the reading thread takes each packet when its
-//! stream reaches it, and frames it itself when no worker has started it,
-//! so it never waits on work that nobody does. Framing is `frame::frame`
-//! either way, and the merge and the payload decoding stay on the reading
-//! thread: the events and their order are those of one thread.
+//! order in which the merge needs them. `--jobs N` is N framers: N - 1
+//! workers and the reading thread. They frame whole packets ahead, at most
+//! `WINDOW` per framer framed and not yet taken (memory stays bounded by a
+//! few packets). The reading thread takes each packet when its stream
+//! reaches it and frames it itself when nobody has started it; when a
+//! worker is at it, it frames the next unstarted packet instead of waiting,
+//! so the work balances whatever share the merge and payloads take. Framing
+//! is `frame::frame` either way, and the merge and the payload decoding stay
+//! on the reading thread: the events and their order are those of one thread.
 
 use std::cell::Cell;
 use std::ops::Range;
@@ -23,7 +25,7 @@ use memmap2::{Advice, Mmap};
 use super::frame::{self, Framed, Stop};
 use super::layout::Layout;
 
-/// Packets framed ahead per worker.
+/// Packets framed ahead per framing thread (the workers and the reading thread).
 const WINDOW: usize = 2;
 
 /// A packet to frame: everything framing needs, read from its header and
@@ -120,7 +122,8 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    /// Starts `workers` threads over `jobs` (in the order to claim them).
+    /// Starts `workers` threads over `jobs` (in the order to claim them);
+    /// the reading thread frames too, when it would wait.
     pub fn start(jobs: Vec<Job>, workers: usize) -> Pool {
         let board = Board {
             states: jobs.iter().map(|_| State::Free).collect(),
@@ -134,7 +137,7 @@ impl Pool {
             releases: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             next_claim: AtomicUsize::new(0),
-            window: WINDOW * workers,
+            window: WINDOW * (workers + 1),
         });
         let workers = (0..workers)
             .map(|i| {
@@ -171,11 +174,22 @@ impl Pool {
                 }
                 State::Claimed => {
                     board.states[k] = State::Claimed;
-                    board = self
-                        .shared
-                        .changed
-                        .wait(board)
-                        .unwrap_or_else(|p| p.into_inner());
+                    // Rather than wait for the worker at it, frame a packet
+                    // nobody has started, for later: the reading thread is
+                    // then one of the framers, and the work stays balanced
+                    // whatever share of it the merge and payloads take.
+                    board = match self.shared.claim(&mut board) {
+                        Some(j) => {
+                            drop(board);
+                            self.shared.frame_claimed(j, &mut Vec::new());
+                            self.shared.board()
+                        }
+                        None => self
+                            .shared
+                            .changed
+                            .wait(board)
+                            .unwrap_or_else(|p| p.into_inner()),
+                    };
                 }
                 State::Taken => unreachable!("a job is taken once, by its stream"),
             }
@@ -227,6 +241,49 @@ impl Shared {
         }
     }
 
+    /// Claims the next job nobody has started, when the window allows.
+    fn claim(&self, board: &mut Board) -> Option<usize> {
+        while board.ahead < self.window && !board.stop {
+            let k = self.next_claim.fetch_add(1, Ordering::Relaxed);
+            match board.states.get(k)? {
+                State::Free => {
+                    board.states[k] = State::Claimed;
+                    board.ahead += 1;
+                    return Some(k);
+                }
+                // Taken by its stream, framed there.
+                _ => continue,
+            }
+        }
+        None
+    }
+
+    /// Frames job `k`, claimed by the caller, with `slots` as scratch, and
+    /// posts it; false if framing panicked.
+    fn frame_claimed(&self, k: usize, slots: &mut Vec<Cell<i64>>) -> bool {
+        let job = &self.jobs[k];
+        slots.resize_with(job.slots.len(), || Cell::new(0));
+        let framed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut events = self.buffer();
+            let stop = job.frame(slots, &mut events);
+            FramedPacket { events, stop }
+        }));
+        let mut board = self.board();
+        let done = framed.is_ok();
+        board.states[k] = match framed {
+            Ok(p) => State::Done(p),
+            // A bug, not bad data: give the packet back so that the reading
+            // thread frames it and meets the same panic, rather than waiting
+            // for it forever.
+            Err(_) => {
+                board.ahead -= 1;
+                State::Free
+            }
+        };
+        self.changed.notify_all();
+        done
+    }
+
     fn buffer(&self) -> Vec<Framed> {
         let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
         spare.pop().unwrap_or_default()
@@ -249,9 +306,9 @@ fn work(shared: &Shared) {
     loop {
         shared.release_queued();
         let k = shared.next_claim.fetch_add(1, Ordering::Relaxed);
-        let Some(job) = shared.jobs.get(k) else {
+        if k >= shared.jobs.len() {
             return;
-        };
+        }
         let mut board = shared.board();
         while board.ahead >= shared.window && !board.stop && matches!(board.states[k], State::Free)
         {
@@ -275,26 +332,7 @@ fn work(shared: &Shared) {
         board.states[k] = State::Claimed;
         board.ahead += 1;
         drop(board);
-        slots.resize_with(job.slots.len(), || Cell::new(0));
-        let framed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut events = shared.buffer();
-            let stop = job.frame(&slots, &mut events);
-            FramedPacket { events, stop }
-        }));
-        let mut board = shared.board();
-        let done = framed.is_ok();
-        board.states[k] = match framed {
-            Ok(p) => State::Done(p),
-            // A bug, not bad data: give the packet back so that the reading
-            // thread frames it and meets the same panic, rather than waiting
-            // for it forever.
-            Err(_) => {
-                board.ahead -= 1;
-                State::Free
-            }
-        };
-        shared.changed.notify_all();
-        if !done {
+        if !shared.frame_claimed(k, &mut slots) {
             return;
         }
     }
