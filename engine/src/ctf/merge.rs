@@ -146,7 +146,36 @@ impl CtfReader {
     }
 
     /// Moves to the next event in time order; false when every stream is done.
+    #[inline]
     pub fn advance(&mut self) -> Result<bool, CtfError> {
+        // The common case, inlined into the caller's loop: the stream that
+        // yielded has another framed event and stays the earliest.
+        if let Some(i) = self.current {
+            if let Some(ts) = self.streams[i].advance_framed() {
+                let earliest = match self.heap.peek() {
+                    Some(Reverse((top, j))) => (ts, i) <= (*top, *j),
+                    None => true,
+                };
+                if earliest && ts >= self.last_ts {
+                    self.last_ts = ts;
+                    return Ok(true);
+                }
+                return Ok(self.yielded(i, ts));
+            }
+        }
+        self.advance_slow()
+    }
+
+    /// Files the current stream's next event at `ts`, after `advance_framed`,
+    /// and moves to the earliest of all.
+    #[inline(never)]
+    fn yielded(&mut self, i: usize, ts: i64) -> bool {
+        self.heap.push(Reverse((ts, i)));
+        self.pop_earliest()
+    }
+
+    #[inline(never)]
+    fn advance_slow(&mut self) -> Result<bool, CtfError> {
         if !self.started {
             self.started = true;
             for i in 0..self.streams.len() {
@@ -169,15 +198,19 @@ impl CtfReader {
                 }
             }
         }
+        Ok(self.pop_earliest())
+    }
+
+    fn pop_earliest(&mut self) -> bool {
         match self.heap.pop() {
             Some(Reverse((ts, i))) => {
                 self.current = Some(i);
                 self.note_time(ts, i);
-                Ok(true)
+                true
             }
             None => {
                 self.current = None;
-                Ok(false)
+                false
             }
         }
     }
@@ -211,6 +244,7 @@ impl CtfReader {
     }
 
     /// The current event (after `advance` returned true).
+    #[inline]
     pub fn event(&self) -> Option<EventRef<'_>> {
         self.streams[self.current?].event()
     }
@@ -219,10 +253,12 @@ impl CtfReader {
 impl crate::event::EventSource for CtfReader {
     type Event<'s> = EventRef<'s>;
 
+    #[inline]
     fn advance(&mut self) -> Result<bool, crate::event::ReadError> {
         CtfReader::advance(self).map_err(crate::event::ReadError::new)
     }
 
+    #[inline]
     fn event(&self) -> Option<EventRef<'_>> {
         CtfReader::event(self)
     }

@@ -401,6 +401,15 @@ impl StreamFile {
         self.refill()
     }
 
+    /// Moves to the next event when it is framed already (no packet or
+    /// batch to read): its time; `None` when `advance` has work to do.
+    #[inline(always)]
+    pub(super) fn advance_framed(&mut self) -> Option<i64> {
+        let f = self.batch.get(self.next)?;
+        self.next += 1;
+        Some(f.ns)
+    }
+
     fn reset_batch(&mut self) {
         self.batch.clear();
         self.next = 0;
@@ -558,6 +567,7 @@ impl StreamFile {
         }
     }
 
+    #[inline]
     pub fn event(&self) -> Option<EventRef<'_>> {
         let c = self.current()?;
         let class = self.stream_class().event(c.class)?;

@@ -148,3 +148,38 @@ fn wrong_values_are_refused_not_written() {
     assert!(CtfWriter::create(&dir, spec()).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A timestamp earlier than the one before it in its stream (patched into
+/// the file: the writer refuses to write one) is read, counted and located.
+#[test]
+fn time_going_backwards_is_counted_and_located() {
+    let dir = tmp("backwards");
+    let mut w = CtfWriter::create(&dir, spec()).unwrap();
+    let s = w.add_stream("cpu0", &[0]).unwrap();
+    let tid = [FieldValue::Int(1)];
+    let (first, second, third) = (0x1122_3344_55u64, 0x1122_3344_66u64, 0x1122_3344_77u64);
+    for ts in [first, second, third] {
+        w.event(s, 1, ts, &tid, &[FieldValue::Bytes(b"x")]).unwrap();
+    }
+    w.finish().unwrap();
+    let path = dir.join("cpu0");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(8)
+        .rposition(|b| b == second.to_le_bytes())
+        .expect("the second event's timestamp in the stream file");
+    bytes[at..at + 8].copy_from_slice(&(first - 1).to_le_bytes());
+    std::fs::write(&path, bytes).unwrap();
+
+    let mut r = CtfReader::open(&dir).unwrap();
+    let mut seen = Vec::new();
+    while r.advance().unwrap() {
+        seen.push(r.event().unwrap().ts());
+    }
+    let ns = |t: u64| t as i64;
+    assert_eq!(seen, vec![ns(first), ns(first - 1), ns(third)]);
+    let warnings = r.warnings();
+    assert_eq!(warnings.backwards_timestamps, 1);
+    assert_eq!(warnings.first_backwards, Some((path, ns(first - 1))));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
