@@ -157,7 +157,11 @@ fn time_going_backwards_is_counted_and_located() {
     let mut w = CtfWriter::create(&dir, spec()).unwrap();
     let s = w.add_stream("cpu0", &[0]).unwrap();
     let tid = [FieldValue::Int(1)];
-    let (first, second, third) = (0x0011_2233_4455_u64, 0x0011_2233_4466_u64, 0x0011_2233_4477_u64);
+    let (first, second, third) = (
+        0x0011_2233_4455_u64,
+        0x0011_2233_4466_u64,
+        0x0011_2233_4477_u64,
+    );
     for ts in [first, second, third] {
         w.event(s, 1, ts, &tid, &[FieldValue::Bytes(b"x")]).unwrap();
     }
