@@ -23,16 +23,29 @@ pub struct OpenOptions {
     /// Skip malformed rows of a text trace (BTF), counted in the warnings,
     /// instead of stopping at the first.
     pub lenient: bool,
-    /// Threads framing CTF packets (`None`: one per core; see
-    /// `CtfReader::with_jobs`).
+    /// Threads framing CTF packets (`None`: one per core, or one for a
+    /// trace under `SMALL_TRACE` bytes; see `CtfReader::with_jobs`).
     pub jobs: Option<std::num::NonZeroUsize>,
 }
 
+/// Stream bytes under which the default is one thread: starting workers and
+/// scanning packet headers cost more than they save on such a trace (many
+/// threads, 8 MB: 0.95x with two).
+const SMALL_TRACE: u64 = 32 << 20;
+
 impl OpenOptions {
-    fn jobs(&self) -> usize {
-        self.jobs
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, |n| n.get())
+    /// Threads for a CTF trace of `bytes` of streams: as asked, else the default.
+    fn jobs_for(&self, bytes: u64) -> usize {
+        match self.jobs {
+            Some(n) => n.get(),
+            None if bytes < SMALL_TRACE => 1,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    fn ctf(&self, reader: CtfReader) -> CtfReader {
+        let jobs = self.jobs_for(reader.progress().1);
+        reader.with_jobs(jobs)
     }
 }
 
@@ -57,17 +70,13 @@ impl AnyReader {
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<AnyReader, ReadError> {
         if path.is_dir() {
             return Ok(AnyReader::Ctf(
-                CtfReader::open(path)
-                    .map_err(ReadError::new)?
-                    .with_jobs(options.jobs()),
+                options.ctf(CtfReader::open(path).map_err(ReadError::new)?),
             ));
         }
         if path.file_name().is_some_and(|n| n == "metadata") {
             let dir = path.parent().unwrap_or(Path::new("."));
             return Ok(AnyReader::Ctf(
-                CtfReader::open(dir)
-                    .map_err(ReadError::new)?
-                    .with_jobs(options.jobs()),
+                options.ctf(CtfReader::open(dir).map_err(ReadError::new)?),
             ));
         }
         let mut head = [0u8; 4096];
@@ -187,5 +196,19 @@ mod tests {
     #[test]
     fn seek_ftrace_equals_tail_of_full_read() {
         check_seeks(&fixture("scenario-a/trace.txt"));
+    }
+
+    #[test]
+    fn small_traces_default_to_one_thread_and_asked_jobs_are_kept() {
+        let default = OpenOptions::default();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(default.jobs_for(SMALL_TRACE - 1), 1);
+        assert_eq!(default.jobs_for(SMALL_TRACE), cores);
+        let three = OpenOptions {
+            jobs: std::num::NonZeroUsize::new(3),
+            ..OpenOptions::default()
+        };
+        assert_eq!(three.jobs_for(1), 3);
+        assert_eq!(three.jobs_for(SMALL_TRACE * 10), 3);
     }
 }

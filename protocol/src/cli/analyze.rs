@@ -32,8 +32,9 @@ pub struct Request {
     #[arg(long)]
     pub lenient: bool,
 
-    /// Threads reading a CTF trace (default: one per core); the model and
-    /// the analyses run on one, in time order.
+    /// Threads reading a CTF trace (default: one per core; one for a trace
+    /// of less than 32 MiB of streams); the model and the analyses run on
+    /// one, in time order.
     #[arg(long)]
     pub jobs: Option<std::num::NonZeroUsize>,
 

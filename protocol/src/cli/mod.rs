@@ -46,7 +46,8 @@ enum Command {
         /// instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
-        /// Threads reading a CTF trace (default: one per core).
+        /// Threads reading a CTF trace (default: one per core; one for a
+        /// trace of less than 32 MiB of streams).
         #[arg(long)]
         jobs: Option<NonZeroUsize>,
     },
