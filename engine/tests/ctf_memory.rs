@@ -96,5 +96,22 @@ fn header_passes_keep_a_few_packets_resident() {
         "{after_seek} KiB of the {size_kib} KiB stream file resident after a seek to its end"
     );
     drop(reader);
+
+    // Read whole, on one thread then with workers: what stays resident at the
+    // end is about the last packet, not a page per packet (the packets do
+    // not start on page boundaries).
+    for jobs in [1, 2] {
+        let mut reader = CtfReader::open(&dir).unwrap().with_jobs(jobs);
+        let mut events = 0;
+        while reader.advance().unwrap() {
+            events += 1;
+        }
+        assert_eq!(events, EVENTS);
+        let at_end = resident_kib(&file);
+        assert!(
+            at_end < 1024,
+            "{at_end} KiB of the {size_kib} KiB stream file resident after reading it whole with --jobs {jobs}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
