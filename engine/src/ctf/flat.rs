@@ -254,11 +254,10 @@ impl FlatPayload {
                     fields,
                 } => {
                     let base = run_start(cur, *align, *bits)?;
-                    // A run that starts on a byte reads its byte-sized fields
-                    // as whole words, without shifts or masks.
+                    // A run that starts on a byte, with 8 bytes to spare after
+                    // it (all but the end of a packet), reads its integers as
+                    // words; otherwise each field is read on its own.
                     let byte = (base % 8 == 0).then_some((base / 8) as usize);
-                    // With 8 bytes to spare after the run (all but the end of
-                    // a packet), its integers are read as words.
                     let wide =
                         byte.and_then(|b| cur.data.get(b..b + bits.div_ceil(8) as usize + 8));
                     match wide {

@@ -152,24 +152,31 @@ impl CtfReader {
         // yielded has another framed event and stays the earliest.
         if let Some(i) = self.current {
             if let Some(ts) = self.streams[i].advance_framed() {
-                let earliest = match self.heap.peek() {
-                    Some(Reverse((top, j))) => (ts, i) <= (*top, *j),
-                    None => true,
-                };
-                if earliest && ts >= self.last_ts {
-                    self.last_ts = ts;
-                    return Ok(true);
-                }
-                return Ok(self.yielded(i, ts));
+                return Ok(self.went_on(i, ts));
             }
         }
         self.advance_slow()
     }
 
-    /// Files the current stream's next event at `ts`, after `advance_framed`,
-    /// and moves to the earliest of all.
+    /// Stream `i`, the current one, moved on to an event at `ts`: it stays
+    /// current while it is the earliest, else the earliest of all is.
+    #[inline]
+    fn went_on(&mut self, i: usize, ts: i64) -> bool {
+        let earliest = match self.heap.peek() {
+            Some(Reverse((top, j))) => (ts, i) <= (*top, *j),
+            None => true,
+        };
+        if earliest && ts >= self.last_ts {
+            self.last_ts = ts;
+            return true;
+        }
+        // Time going backwards is counted by `note_time`, through the heap.
+        self.file_and_pop(i, ts)
+    }
+
+    /// Files stream `i`'s event at `ts` and moves to the earliest of all.
     #[inline(never)]
-    fn yielded(&mut self, i: usize, ts: i64) -> bool {
+    fn file_and_pop(&mut self, i: usize, ts: i64) -> bool {
         self.heap.push(Reverse((ts, i)));
         self.pop_earliest()
     }
@@ -187,15 +194,7 @@ impl CtfReader {
         } else if let Some(i) = self.current {
             if self.streams[i].advance()? {
                 let ts = self.streams[i].ts().expect("advanced");
-                match self.heap.peek() {
-                    Some(Reverse((top, j))) if (*top, *j) < (ts, i) => {
-                        self.heap.push(Reverse((ts, i)));
-                    }
-                    _ => {
-                        self.note_time(ts, i);
-                        return Ok(true);
-                    }
-                }
+                return Ok(self.went_on(i, ts));
             }
         }
         Ok(self.pop_earliest())

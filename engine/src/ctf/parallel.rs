@@ -218,12 +218,10 @@ impl Pool {
     pub fn release_later(&self, map: &Arc<Mmap>, range: Range<usize>) {
         let mut q = self.shared.lock_releases();
         q.push((Arc::clone(map), range));
-        if q.len() > MOST_RELEASES {
-            let all = std::mem::take(&mut *q);
-            drop(q);
-            for (m, r) in all {
-                super::stream::release_pages(&m, r);
-            }
+        let too_many = q.len() > MOST_RELEASES;
+        drop(q);
+        if too_many {
+            self.shared.release_queued();
         }
     }
 }
@@ -233,7 +231,7 @@ impl Shared {
         self.releases.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Does the releases queued so far (on a worker).
+    /// Does the releases queued so far.
     fn release_queued(&self) {
         let all = std::mem::take(&mut *self.lock_releases());
         for (m, r) in all {
@@ -305,32 +303,25 @@ fn work(shared: &Shared) {
     let mut slots = Vec::new();
     loop {
         shared.release_queued();
-        let k = shared.next_claim.fetch_add(1, Ordering::Relaxed);
-        if k >= shared.jobs.len() {
-            return;
-        }
         let mut board = shared.board();
-        while board.ahead >= shared.window && !board.stop && matches!(board.states[k], State::Free)
-        {
+        let k = loop {
+            if board.stop || shared.next_claim.load(Ordering::Relaxed) >= shared.jobs.len() {
+                return;
+            }
+            if let Some(k) = shared.claim(&mut board) {
+                break k;
+            }
+            // The window is full: wait for a take.
             board = shared
                 .changed
                 .wait(board)
                 .unwrap_or_else(|p| p.into_inner());
-            // Woken by a take: the stream that took a packet has likely
-            // queued the pages of the one before.
+            // The stream that took a packet has likely queued the pages of
+            // the one before.
             drop(board);
             shared.release_queued();
             board = shared.board();
-        }
-        if board.stop {
-            return;
-        }
-        if !matches!(board.states[k], State::Free) {
-            // The reading thread got there first.
-            continue;
-        }
-        board.states[k] = State::Claimed;
-        board.ahead += 1;
+        };
         drop(board);
         if !shared.frame_claimed(k, &mut slots) {
             return;

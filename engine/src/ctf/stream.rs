@@ -598,7 +598,8 @@ pub(super) fn release_pages(map: &Mmap, range: Range<usize>) {
     if end > start {
         // SAFETY: DONTNEED on a read-only private file mapping drops
         // resident pages; reading them again refaults them from the file.
-        // Nothing borrows these bytes any more: the packet is finished.
+        // Nothing borrows these bytes any more: a finished packet, or
+        // headers already read.
         unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) }.ok();
     }
 }
