@@ -1,0 +1,343 @@
+//! The thesis's first case study recorded so that the misconfigured thread
+//! wakes on an idle CPU (fixtures/scenario-d: no background thread, every
+//! burst released when the tick's work is done): issue 27, item 2. This
+//! machine's kernel often drops the idle -> rt_rogue `sched_switch`; sextant
+//! must still name the rogue, whose events fill the CPU (ftrace's task
+//! column, perf's `perf_tid`), rather than say the CPU "ran no thread".
+//!
+//! Three traces: the perf CTF and the ftrace text as recorded, and a copy of
+//! the ftrace text (written at run time in a temporary directory) with every
+//! idle -> rt_rogue `sched_switch` line deleted, which reproduces the issue
+//! whether or not the recording kept those switches.
+//!
+//! Expectations come from the scenario's own ground truth (the rogue's
+//! bursts as the program measured them, its tid), not from sextant: with the
+//! seed case's model, every burst is overlapped by over 1 ms by an
+//! execution over 1 ms; in each such execution the diagnosis names rt_rogue
+//! first, the first interference cause is rt_rogue (by tid), and no part of
+//! it says the CPU ran no thread while the rogue was spinning there.
+//!
+//! Each command reads a copy of the trace in a temporary directory (commands
+//! write a store beside the trace they read).
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use common::{repo_root, sextant, tsv};
+use serde_json::Value;
+
+const SEED_MODEL: &str = r#"{"name":"seed case","mode":"different_tids","chained":true,"start":{"name":"sched_process_exit"},"end":{"name":"sched_process_exit"},"threads":{"process":"^rt_worker$"}}"#;
+
+/// Slack for clock reads and switch latency around a burst's measured
+/// bounds (the burst's start is read after the rogue was switched in).
+const SLACK_NS: i64 = 100_000;
+
+fn fixture(rel: &str) -> PathBuf {
+    repo_root().join("fixtures/scenario-d").join(rel)
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = sextant(args);
+    assert!(
+        out.status.success(),
+        "sextant {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+struct Truth {
+    /// The rogue's bursts: (start, end), CLOCK_MONOTONIC ns as the traces.
+    bursts: Vec<(i64, i64)>,
+    rogue: i64,
+}
+
+fn truth(ground_truth: &str) -> Truth {
+    let n = |r: &HashMap<String, String>, k: &str| -> i64 {
+        r[k].parse().unwrap_or_else(|_| panic!("{k}: {}", r[k]))
+    };
+    let bursts = tsv(&fixture(&format!("{ground_truth}.rogue")))
+        .iter()
+        .map(|r| (n(r, "start"), n(r, "end")))
+        .collect();
+    let rogue = tsv(&fixture(&format!("{ground_truth}.threads")))
+        .iter()
+        .find(|r| r["name"] == "rt_rogue")
+        .map(|r| n(r, "tid"))
+        .expect("rt_rogue in the .threads file");
+    Truth { bursts, rogue }
+}
+
+/// A fresh temporary directory for one test.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sextant-idle-rogue-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `src` (a file or a folder of files) copied into `dir`; the copy's path.
+fn copy_into(src: &Path, dir: &Path) -> PathBuf {
+    let dst = dir.join(src.file_name().unwrap());
+    if src.is_dir() {
+        std::fs::create_dir_all(&dst).unwrap();
+        for e in std::fs::read_dir(src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(src, &dst).unwrap();
+    }
+    dst
+}
+
+/// `prev_pid` and `next_pid` of an ftrace `sched_switch` line.
+fn switch_pids(line: &str) -> Option<(i64, i64)> {
+    let body = &line[line.find(": sched_switch: ")?..];
+    let field = |name: &str| -> Option<i64> {
+        let at = body.find(name)? + name.len();
+        let rest = &body[at..];
+        rest[..rest.find(' ').unwrap_or(rest.len())].parse().ok()
+    };
+    Some((field(" prev_pid=")?, field(" next_pid=")?))
+}
+
+/// An ftrace `sched_switch` line from idle to the rogue (named rt_rogue: its
+/// first switch, before it named itself, is not one of its bursts).
+fn idle_to_rogue(line: &str, rogue: i64) -> bool {
+    switch_pids(line) == Some((0, rogue)) && line.contains(" next_comm=rt_rogue ")
+}
+
+/// `trace.txt` copied into `dir` without its idle -> rt_rogue switches; the
+/// copy's path and how many lines were deleted.
+fn without_idle_to_rogue(trace: &Path, rogue: i64, dir: &Path) -> (PathBuf, usize) {
+    let text = std::fs::read_to_string(trace).unwrap();
+    let mut kept = String::with_capacity(text.len());
+    let mut deleted = 0;
+    for line in text.split_inclusive('\n') {
+        if idle_to_rogue(line, rogue) {
+            deleted += 1;
+        } else {
+            kept.push_str(line);
+        }
+    }
+    let dst = dir.join("trace.txt");
+    std::fs::write(&dst, kept).unwrap();
+    (dst, deleted)
+}
+
+/// Every execution of the seed model: (index, start, end, duration).
+fn executions(trace: &Path) -> Vec<(usize, i64, i64, i64)> {
+    let doc = run_json(&[
+        "analyze",
+        trace.to_str().unwrap(),
+        "--model",
+        SEED_MODEL,
+        "--format",
+        "json",
+    ]);
+    doc["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            let g = |k: &str| x[k].as_i64().unwrap();
+            (g("index") as usize, g("start"), g("end"), g("duration"))
+        })
+        .collect()
+}
+
+fn explain(trace: &Path, index: usize) -> Value {
+    run_json(&[
+        "explain",
+        trace.to_str().unwrap(),
+        "--model",
+        SEED_MODEL,
+        "--execution",
+        &index.to_string(),
+        "--format",
+        "json",
+    ])
+}
+
+fn overlap(a: (i64, i64), b: (i64, i64)) -> i64 {
+    (a.1.min(b.1) - a.0.max(b.0)).max(0)
+}
+
+/// How much of `range` the rogue's bursts cover.
+fn burst_overlap(t: &Truth, range: (i64, i64)) -> i64 {
+    t.bursts.iter().map(|b| overlap(*b, range)).sum()
+}
+
+/// What is wrong in one execution's explanation (empty: nothing).
+fn check_execution(doc: &Value, t: &Truth, index: usize, range: (i64, i64)) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let duration = range.1 - range.0;
+    let d = doc["diagnosis"].as_str().unwrap_or("");
+    if !d.starts_with("rt_rogue (") {
+        wrong.push(format!("the diagnosis does not name rt_rogue first: {d:?}"));
+    }
+    let causes = doc["causes"].as_array().expect("causes[]");
+    match causes.iter().find(|c| c["interference"] == true) {
+        Some(c) if c["by"]["tid"] == t.rogue => {}
+        Some(c) => wrong.push(format!(
+            "the first interference is not rt_rogue (tid {}): {}",
+            t.rogue, c["text"]
+        )),
+        None => wrong.push("no interference cause at all".to_string()),
+    }
+    // "Ran no thread" cannot be placed outside the bursts.
+    let outside = duration - burst_overlap(t, range);
+    for c in causes {
+        let text = c["text"].as_str().unwrap_or("");
+        let cost = c["cost"].as_i64().unwrap_or(0);
+        if text.contains("ran no thread") && cost > outside + SLACK_NS {
+            wrong.push(format!(
+                "{text:?}: {cost} ns, but only {outside} ns of the execution are outside the rogue's bursts"
+            ));
+        }
+    }
+    // Each interval the path waited for its CPU: while a burst covers it,
+    // the CPU ran the rogue, not nothing.
+    for h in doc["complement"].as_array().expect("complement[]") {
+        let (start, end) = (h["start"].as_i64().unwrap(), h["end"].as_i64().unwrap());
+        let covered = burst_overlap(t, (start, end));
+        if covered <= SLACK_NS {
+            continue;
+        }
+        let ran: i64 = h["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["held"] == true)
+            .map(|r| r["duration"].as_i64().unwrap())
+            .sum();
+        let idle = (end - start) - ran;
+        if idle > (end - start - covered) + SLACK_NS {
+            let rogue: i64 = h["running"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["tid"] == t.rogue && r["held"] == true)
+                .map(|r| r["duration"].as_i64().unwrap())
+                .sum();
+            wrong.push(format!(
+                "{} ({}) waited for CPU {} over [{start}, {end}]: a burst covers {covered} ns of it, \
+                 explain has the CPU run no thread for {idle} ns (rt_rogue {rogue} ns)",
+                h["path_comm"], h["path_tid"], h["cpu"]
+            ));
+        }
+    }
+    if !wrong.is_empty() {
+        let texts: Vec<&str> = causes.iter().filter_map(|c| c["text"].as_str()).collect();
+        wrong.insert(
+            0,
+            format!(
+                "execution {index} ({duration} ns, rogue burst over {} ns of it): explain says {d:?}; causes {texts:#?}",
+                burst_overlap(t, range)
+            ),
+        );
+    }
+    wrong
+}
+
+/// Every rogue burst delays the chain by over 1 ms (the ground truth: an
+/// execution over 1 ms overlaps each burst by over 1 ms), and explain names
+/// the rogue first in each such execution, never an idle CPU during the
+/// burst. Executions over 1 ms that overlap no burst are the virtual CPU
+/// stalling (fixtures/scenario-d/README.md lists them): printed, not judged.
+fn long_executions_name_the_rogue(case: &str, trace: &Path, t: &Truth) {
+    let all = executions(trace);
+    let over = |x: &(usize, i64, i64, i64)| {
+        t.bursts
+            .iter()
+            .map(|b| overlap(*b, (x.1, x.2)))
+            .max()
+            .unwrap()
+    };
+    let long: Vec<_> = all
+        .iter()
+        .filter(|x| x.3 > 1_000_000 && over(x) > 1_000_000)
+        .collect();
+    let stalls: Vec<_> = all
+        .iter()
+        .filter(|x| x.3 > 1_000_000 && over(x) <= 1_000_000)
+        .map(|x| (x.0, x.3))
+        .collect();
+    println!(
+        "{case}: {} executions, {} over 1 ms overlapping a rogue burst, {} rogue bursts; \
+         over 1 ms outside the bursts (index, ns): {stalls:?}",
+        all.len(),
+        long.len(),
+        t.bursts.len()
+    );
+    for (i, b) in t.bursts.iter().enumerate() {
+        assert!(
+            long.iter().any(|x| overlap(*b, (x.1, x.2)) > 1_000_000),
+            "{case}: burst {i} {b:?} overlaps no execution over 1 ms by over 1 ms"
+        );
+    }
+    let mut failures = Vec::new();
+    for &&(index, start, end, duration) in &long {
+        let burst = over(&(index, start, end, duration));
+        let doc = explain(trace, index);
+        println!(
+            "{case}: execution {index} ({:.3} ms, burst {:.3} ms): {}",
+            duration as f64 / 1e6,
+            burst as f64 / 1e6,
+            doc["diagnosis"].as_str().unwrap_or("")
+        );
+        let wrong = check_execution(&doc, t, index, (start, end));
+        if !wrong.is_empty() {
+            failures.push(wrong.join("\n  "));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{case}: {} of {} executions over 1 ms do not name the rogue first or say the CPU ran no thread during its burst:\n{}",
+        failures.len(),
+        long.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn perf_long_executions_name_the_rogue() {
+    let dir = scratch("perf");
+    let trace = copy_into(&fixture("ctf"), &dir);
+    long_executions_name_the_rogue("perf CTF", &trace, &truth("ground-truth.tsv"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ftrace_long_executions_name_the_rogue() {
+    let dir = scratch("ftrace");
+    let trace = copy_into(&fixture("trace.txt"), &dir);
+    long_executions_name_the_rogue("ftrace", &trace, &truth("ground-truth-ftrace.tsv"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 27 item 2 as reported: the idle -> rt_rogue switches are missing.
+#[test]
+fn ftrace_without_idle_switches_names_the_rogue() {
+    let t = truth("ground-truth-ftrace.tsv");
+    let dir = scratch("ftrace-no-idle-switch");
+    let (trace, deleted) = without_idle_to_rogue(&fixture("trace.txt"), t.rogue, &dir);
+    println!(
+        "ftrace without idle -> rt_rogue switches: {deleted} lines deleted ({} bursts)",
+        t.bursts.len()
+    );
+    // The copy has no switch into the rogue from idle, and the rogue's
+    // events are all still there.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(!text.lines().any(|l| idle_to_rogue(l, t.rogue)));
+    assert!(
+        text.lines()
+            .any(|l| switch_pids(l).is_some_and(|(p, _)| p == t.rogue)),
+        "the rogue's own switches out are kept"
+    );
+    long_executions_name_the_rogue("ftrace without idle -> rt_rogue switches", &trace, &t);
+    let _ = std::fs::remove_dir_all(&dir);
+}
