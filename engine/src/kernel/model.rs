@@ -154,6 +154,10 @@ pub struct Transition {
     pub from_since: i64,
     pub ts: i64,
     pub cpu: Option<u32>,
+    /// The change is not in the trace: a thread found running on a CPU
+    /// by its own events (its switch-in lost), dated back to the earliest
+    /// time the events allow.
+    pub inferred: bool,
 }
 
 /// One event under the canonical vocabulary, as the model and analyses see it.
@@ -174,6 +178,10 @@ pub struct KEvent<'a> {
 pub struct KernelModel {
     threads: HashMap<i64, Thread>,
     cpus: Vec<Option<i64>>,
+    /// Per CPU, the time of the last event known to be in the context of
+    /// its current thread: a thread found there later by its own events
+    /// cannot have run before it.
+    attested: Vec<i64>,
     transitions: Vec<Transition>,
     freed: Vec<Thread>,
     /// Times the thread attributed to an event contradicted the CPU's current
@@ -267,6 +275,7 @@ impl KernelModel {
                 self.set_state(next, ThreadState::Running, ts, ev.cpu);
                 if let Some(cpu) = ev.cpu {
                     self.set_current(cpu, next);
+                    self.attest(cpu, ts);
                 }
             }
             Kind::SchedWaking | Kind::SchedWakeup | Kind::SchedWakeupNew => {
@@ -291,21 +300,22 @@ impl KernelModel {
                 let Some(child) = p.int_at(K::ChildTid) else {
                     return;
                 };
+                // The child is named after its parent until it renames
+                // itself. Its priority is not taken from the parent: glibc
+                // and others change it right after the clone, often without
+                // a trace of it, and the child's own scheduling events say.
                 let parent_comm = p
                     .int_at(K::ParentTid)
                     .and_then(|t| self.threads.get(&t))
-                    .map(|t| (t.comm.clone(), t.prio()));
+                    .map(|t| t.comm.clone());
                 if let Some(t) = self.get_or_create(child, ts) {
                     match p.str_at(K::ChildComm) {
                         Some(c) if !c.is_empty() => t.set_comm(c),
                         _ => {
-                            if let Some((c, _)) = &parent_comm {
+                            if let Some(c) = &parent_comm {
                                 t.set_comm(c.as_bytes());
                             }
                         }
-                    }
-                    if let Some((_, Some(pr))) = parent_comm {
-                        t.set_prio(ts, pr);
                     }
                     t.pid = p.int_at(K::ChildPid).or(t.pid);
                 }
@@ -361,34 +371,77 @@ impl KernelModel {
     }
 
     fn attribute_event(&mut self, ev: &KEvent<'_>) {
+        // A BTF row's thread is the one it concerns, not one running: the
+        // BTF model derives every switch itself.
+        if ev.tracer == Tracer::Btf {
+            return;
+        }
         if let (Some(tid), Some(cpu)) = (ev.thread, ev.cpu) {
             self.attribute(tid, cpu, ev.ts);
         }
     }
 
+    /// Whether an event of `tid` on `cpu` says something the model does
+    /// not know (another thread is current there): the pass then applies
+    /// it even when no analysis wants its class. Otherwise it only attests
+    /// that the current thread was still there at `ts`.
+    pub fn contradicts(&mut self, tid: i64, cpu: u32, ts: i64) -> bool {
+        if self.current(cpu) == Some(tid) {
+            self.attest(cpu, ts);
+            false
+        } else {
+            true
+        }
+    }
+
+    fn attest(&mut self, cpu: u32, ts: i64) {
+        let i = crate::event::cpu_slot(cpu);
+        if self.attested.len() <= i {
+            self.attested.resize(i + 1, i64::MIN);
+        }
+        self.attested[i] = self.attested[i].max(ts);
+    }
+
     /// An event of `tid` on `cpu` means `tid` runs there: when the model
-    /// thought otherwise, a `sched_switch` was lost or never recorded. The
-    /// previous thread's state becomes unknown; `tid` runs from now.
+    /// thought otherwise, a `sched_switch` was lost or never recorded (a
+    /// kernel often drops the switch out of idle). `tid` ran from the
+    /// earliest time the trace allows: after the last event of the CPU's
+    /// previous thread there, and after its own last state change (its
+    /// wake-up); the change is marked inferred. The previous thread's state
+    /// becomes unknown from its last event there.
     fn attribute(&mut self, tid: i64, cpu: u32, ts: i64) {
+        let last = self
+            .attested
+            .get(crate::event::cpu_slot(cpu))
+            .copied()
+            .unwrap_or(i64::MIN);
         match self.current(cpu) {
-            Some(cur) if cur == tid => return,
+            Some(cur) if cur == tid => {
+                self.attest(cpu, ts);
+                return;
+            }
             Some(cur) => {
                 self.repairs += 1;
-                if self
+                if let Some(t) = self
                     .threads
                     .get(&cur)
-                    .is_some_and(|t| t.state == ThreadState::Running)
+                    .filter(|t| t.state == ThreadState::Running)
                 {
-                    self.set_state(cur, ThreadState::Unknown, ts, Some(cpu));
+                    let at = last.max(t.since).min(ts);
+                    self.set_state_at(cur, ThreadState::Unknown, at, Some(cpu), true);
                 }
             }
             None => {}
         }
-        if tid > 0 {
-            self.get_or_create(tid, ts);
-            self.set_state(tid, ThreadState::Running, ts, Some(cpu));
+        // Without a previous thread known there, nothing bounds it but its
+        // own last change: it runs from the event.
+        let bounded = self.current(cpu).is_some();
+        if let Some(since) = self.get_or_create(tid, ts).map(|t| t.since) {
+            let at = if bounded { last.max(since).min(ts) } else { ts };
+            self.set_state_at(tid, ThreadState::Running, at, Some(cpu), at < ts);
         }
         self.set_current(cpu, tid);
+        self.attest(cpu, ts);
     }
 
     fn set_current(&mut self, cpu: u32, tid: i64) {
@@ -413,6 +466,17 @@ impl KernelModel {
     }
 
     fn set_state(&mut self, tid: i64, to: ThreadState, ts: i64, cpu: Option<u32>) {
+        self.set_state_at(tid, to, ts, cpu, false);
+    }
+
+    fn set_state_at(
+        &mut self,
+        tid: i64,
+        to: ThreadState,
+        ts: i64,
+        cpu: Option<u32>,
+        inferred: bool,
+    ) {
         let Some(t) = self.get_or_create(tid, ts) else {
             return;
         };
@@ -434,6 +498,7 @@ impl KernelModel {
             from_since,
             ts,
             cpu,
+            inferred,
         });
     }
 }

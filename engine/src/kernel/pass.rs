@@ -84,7 +84,15 @@ impl Interpreter {
                 layout: None,
             }
         });
-        if !info.wanted {
+        // An event no analysis wants still counts as evidence when the
+        // tracer names its thread: one that is not the CPU's current thread
+        // tells of a lost switch, and is applied to repair the model.
+        let evidence = !info.wanted
+            && match (ev.cpu(), ev.thread()) {
+                (Some(cpu), Some(tid)) => model.contradicts(tid, cpu, ts),
+                _ => false,
+            };
+        if !info.wanted && !evidence {
             return Ok(false);
         }
         if info.layout.is_none() {
@@ -97,6 +105,9 @@ impl Interpreter {
             info.layout = Some((tracer, names, known));
         }
         let (tracer, names, known) = info.layout.as_ref().expect("set above");
+        if evidence && *tracer == Tracer::Btf {
+            return Ok(false);
+        }
         ev.visit_fields(&mut self.fields.sink())?;
         self.fields.set_known(*known);
         let payload = Payload {

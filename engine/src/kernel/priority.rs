@@ -129,6 +129,12 @@ pub fn describe(prio: Option<i32>, policy: Option<Policy>) -> String {
     prio.map_or_else(|| "?".to_string(), |p| Priority(p).user(policy).to_string())
 }
 
+/// An RTOS task's priority (a BTF `pri:N` note, kept in kernel order as
+/// 99 - N) as its user set it: "priority N". No Linux policy applies.
+pub fn describe_task(prio: Option<i32>) -> String {
+    prio.map_or_else(|| "?".to_string(), |p| format!("priority {}", 99 - p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

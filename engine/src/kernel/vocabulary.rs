@@ -55,6 +55,10 @@ pub enum Tracer {
     Lttng,
     Perf,
     Ftrace,
+    /// A BTF file (an RTOS, a simulator): rows and the scheduling events
+    /// the BTF model derives from them (`btf:` names). Its priorities are
+    /// the task's own (kernel order already), with no Linux policy.
+    Btf,
 }
 
 /// Event kinds the kernel model interprets.
@@ -75,11 +79,14 @@ pub enum Kind {
 }
 
 impl Tracer {
-    /// Guesses the tracer from an event class: ftrace events name their thread
+    /// Guesses the tracer from an event class: BTF's are named `btf:` (the
+    /// derived ones) or have its row fields, ftrace events name their thread
     /// in the framing, perf names carry a `subsystem:` prefix and every payload
     /// starts with `perf_ip`/`perf_tid`.
     pub fn of_class(raw_name: &str, has_framing_thread: bool, fields: &[&str]) -> Tracer {
-        if has_framing_thread {
+        if raw_name.starts_with("btf:") || fields.contains(&"source_instance") {
+            Tracer::Btf
+        } else if has_framing_thread {
             Tracer::Ftrace
         } else if raw_name.contains(':') || fields.contains(&PERF_TID) {
             Tracer::Perf
@@ -177,7 +184,7 @@ pub fn canonical_fields(tracer: Tracer, kind: Kind, raw: &[&str]) -> Vec<Box<str
 pub fn kernel_prio(tracer: Tracer, traced: i64) -> i32 {
     let p = match tracer {
         Tracer::Lttng => traced + 100,
-        Tracer::Perf | Tracer::Ftrace => traced,
+        Tracer::Perf | Tracer::Ftrace | Tracer::Btf => traced,
     };
     p.clamp(i32::MIN as i64, i32::MAX as i64) as i32
 }

@@ -26,7 +26,9 @@ pub use manage::{collect_cache_garbage, UnitInfo};
 pub use unit::Unusable;
 
 /// The layout version of every unit; a unit of another version is rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+/// Also raised when what is stored changes meaning (3: thread states with
+/// switches inferred from the tracer's thread context).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The ending of a store's directory name.
 const SUFFIX: &str = ".sextant";

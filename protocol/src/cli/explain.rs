@@ -137,10 +137,13 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
         diagnosis: String,
         inversion: bool,
         causes: Vec<explain::diagnosis::Ranked>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        contradictions: Vec<String>,
         read: Read,
     }
     let tid = execution.end_tid;
     let diagnosis = e.diagnosis(tid);
+    warn_contradictions(&diagnosis);
     let doc = Doc {
         execution,
         prio: e.prio,
@@ -169,6 +172,7 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
         diagnosis: diagnosis.text,
         inversion: diagnosis.inversion,
         causes: diagnosis.causes,
+        contradictions: diagnosis.contradictions,
         read: Read {
             events: e.pass.events,
             decoded: e.pass.decoded,
@@ -333,6 +337,7 @@ fn write_text(
         )?;
     }
     let diagnosis = e.diagnosis(tid);
+    warn_contradictions(&diagnosis);
     writeln!(out, "\ncauses, by the time they cost on the critical path:")?;
     for c in &diagnosis.causes {
         writeln!(
@@ -349,4 +354,12 @@ fn write_text(
     }
     writeln!(out, "\ndiagnosis: {}", diagnosis.text)?;
     Ok(())
+}
+
+/// Claims the trace's states contradict (`diagnosis::audit`): a bug of
+/// sextant, said rather than hidden.
+fn warn_contradictions(d: &explain::Diagnosis) {
+    for c in &d.contradictions {
+        eprintln!("sextant: warning: this explanation contradicts the trace (a bug; please report it): {c}");
+    }
 }

@@ -12,11 +12,27 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Runs the binary. Every explanation it gives is checked by its own audit
+/// against the trace's states (priority orders, "no thread ran"): a
+/// contradiction fails the test that asked, whatever it checks besides.
 pub fn sextant(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sextant"))
+    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
         .args(args)
         .output()
-        .expect("running sextant")
+        .expect("running sextant");
+    assert_no_contradiction(args, &out.stderr);
+    out
+}
+
+/// The audit's warning, as `sextant explain` prints it.
+pub const CONTRADICTION: &str = "this explanation contradicts the trace";
+
+pub fn assert_no_contradiction(args: &[&str], stderr: &[u8]) {
+    let err = String::from_utf8_lossy(stderr);
+    assert!(
+        !err.contains(CONTRADICTION),
+        "sextant {args:?} explained something the trace contradicts:\n{err}"
+    );
 }
 
 /// `sextant dump --format jsonl` of a trace (a path relative to the

@@ -80,6 +80,9 @@ pub struct Run {
     pub end: i64,
     pub tid: i64,
     pub prio: Option<i32>,
+    pub cpu: u32,
+    /// Its switch-in is not in the trace (`Segment::inferred`).
+    pub inferred: bool,
 }
 
 /// Who ran on each CPU, in time order (the idle task is not a thread that
@@ -103,6 +106,8 @@ impl CpuRuns {
                     end: s.end,
                     tid,
                     prio: s.prio,
+                    cpu,
+                    inferred: s.inferred,
                 });
             }
         }
@@ -138,6 +143,84 @@ impl CpuRuns {
     }
 }
 
+/// The CPUs a thread waiting over [start, end) could have been given: the
+/// one it waited on (where it was woken to, or preempted), the one it was
+/// given at the end when another, and for an RTOS (BTF) every core it ran
+/// on in the range: its tasks wait for whichever core frees first.
+pub fn waited_for(graph: &Graph, tid: i64, start: i64, end: i64) -> Vec<u32> {
+    let Some(line) = graph.line(tid) else {
+        return Vec::new();
+    };
+    let mut cpus: Vec<u32> = line
+        .segment_before(end)
+        .filter(|s| s.start < end && s.end > start)
+        .and_then(|s| s.cpu)
+        .into_iter()
+        .collect();
+    let given = line
+        .segments
+        .iter()
+        .find(|s| s.start >= end && s.state == ThreadState::Running)
+        .filter(|s| s.start == end)
+        .and_then(|s| s.cpu);
+    cpus.extend(given);
+    if graph.rtos {
+        cpus.extend(ran_on(line));
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
+}
+
+/// The CPUs a thread ran on in the range. The trace does not record CPU
+/// affinity: these stand for the CPUs it may use.
+fn ran_on(line: &super::graph::Line) -> impl Iterator<Item = u32> + '_ {
+    line.segments
+        .iter()
+        .filter(|s| s.state == ThreadState::Running)
+        .filter_map(|s| s.cpu)
+}
+
+impl CpuRuns {
+    /// Who held `cpus` from a thread (`tid`) waiting over [start, end), in
+    /// time order and without overlaps: at each instant that any of them
+    /// ran a thread, the least urgent of those running (the one the
+    /// scheduler would have displaced first); an instant when none ran
+    /// anything is in no run.
+    pub fn holders(&self, cpus: &[u32], tid: i64, start: i64, end: i64) -> Vec<Run> {
+        let runs: Vec<Run> = cpus
+            .iter()
+            .flat_map(|&c| self.during(c, start, end))
+            .filter(|r| r.tid != tid)
+            .collect();
+        if cpus.len() <= 1 {
+            return runs;
+        }
+        let mut cuts: Vec<i64> = runs.iter().flat_map(|r| [r.start, r.end]).collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut out: Vec<Run> = Vec::new();
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // Unknown priorities count as the least urgent.
+            let least = runs
+                .iter()
+                .filter(|r| r.start <= a && r.end >= b)
+                .max_by_key(|r| (r.prio.unwrap_or(i32::MAX), -r.tid));
+            let Some(r) = least else { continue };
+            match out.last_mut() {
+                Some(l) if l.end == a && l.tid == r.tid && l.prio == r.prio => l.end = b,
+                _ => out.push(Run {
+                    start: a,
+                    end: b,
+                    ..*r
+                }),
+            }
+        }
+        out
+    }
+}
+
 /// The complement of `path` in `graph`. `reference_prio` is the analysed
 /// thread's priority; `cpus` limits the CPUs looked at (all when `None`).
 pub fn complement(
@@ -163,9 +246,13 @@ pub fn complement(
         let seg = graph
             .line(piece.tid)
             .and_then(|l| l.segment_before(piece.end));
-        let waited_for = seg.and_then(|s| s.cpu);
+        let waited = waited_for(graph, piece.tid, piece.start, piece.end);
+        // Only the CPUs it could use are listed: those it waited for and
+        // those it ran on.
+        let mut usable = waited.clone();
+        usable.extend(graph.line(piece.tid).into_iter().flat_map(ran_on));
         let mut running: Vec<Runner> = Vec::new();
-        for &cpu in &cpu_ids {
+        for &cpu in cpu_ids.iter().filter(|c| usable.contains(c)) {
             for r in runs.during(cpu, piece.start, piece.end) {
                 if r.tid == piece.tid {
                     continue;
@@ -177,7 +264,7 @@ pub fn complement(
                 {
                     Some(x) => x.duration += d,
                     None => {
-                        let held = waited_for.is_none_or(|c| c == cpu);
+                        let held = waited.is_empty() || waited.contains(&cpu);
                         running.push(Runner {
                             tid: r.tid,
                             comm: graph.comm(r.tid).to_string(),
@@ -216,7 +303,7 @@ pub fn complement(
             path_comm: graph.comm(piece.tid).to_string(),
             path_prio,
             path_priority: graph.priority(piece.tid, path_prio),
-            cpu: waited_for,
+            cpu: seg.and_then(|s| s.cpu),
             state: piece.state.name(),
             start: piece.start,
             end: piece.end,
@@ -243,6 +330,7 @@ mod tests {
             state,
             cpu: Some(cpu),
             prio: Some(prio),
+            inferred: false,
         }
     }
 
@@ -250,7 +338,8 @@ mod tests {
     fn runners_priorities_and_inversions() {
         // Path: 2 (prio 89) preempted 10..40 on CPU 0: 3 (prio 49) runs
         // 10..30, 1 (the analysed thread, prio 19) 30..35, 4 (prio 9) 35..40;
-        // 5 (prio 120) runs on CPU 1 throughout: 2 waits for CPU 0.
+        // 5 (prio 120) runs on CPU 1 throughout: 2 waits for CPU 0, the
+        // only one it ran on.
         let mut g = Graph {
             start: 0,
             end: 50,
@@ -318,20 +407,20 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            vec![
-                (5, 1, 30, false),
-                (3, 0, 20, true),
-                (1, 0, 5, false),
-                (4, 0, 5, false)
-            ]
+            vec![(3, 0, 20, true), (1, 0, 5, false), (4, 0, 5, false)]
         );
         assert_eq!(c.intervals[0].path_prio, Some(89));
         assert_eq!(c.intervals[0].path_priority, "FIFO/RR 10");
-        assert_eq!(c.intervals[0].running[1].priority, "FIFO/RR 50");
-        // 5 ran on another CPU than the one 2 waited for: listed, but it
-        // held nothing back.
-        assert!(!c.intervals[0].running[0].held);
+        assert_eq!(c.intervals[0].running[0].priority, "FIFO/RR 50");
         assert!(c.culprits.iter().all(|x| x.tid != 5));
+        // Had 2 run on CPU 1 too (before 5 did), 5 would be listed there,
+        // holding nothing back: 2 waited for CPU 0.
+        g.lines.get_mut(&2).unwrap().segments[0].cpu = Some(1);
+        g.lines.get_mut(&5).unwrap().segments[0].start = 10;
+        let c1 = complement(&g, &CpuRuns::new(&g), &path, 1, Some(19), None);
+        let five = c1.intervals[0].running.iter().find(|r| r.tid == 5);
+        assert!(five.is_some_and(|r| !r.held && r.cpu == 1));
+        assert!(c1.culprits.iter().all(|x| x.tid != 5));
         // Only CPU 0.
         let c0 = complement(&g, &runs, &path, 1, Some(19), Some(&[0]));
         assert_eq!(

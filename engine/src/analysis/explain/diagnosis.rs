@@ -22,7 +22,7 @@ use std::cmp::Ordering;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 
-use super::complement::CpuRuns;
+use super::complement::{waited_for, CpuRuns};
 use super::graph::{Context, Graph};
 use super::path::{Link, PathPiece, PathState};
 use super::relations::Relations;
@@ -40,6 +40,12 @@ const LATE_TIMER_NS: i64 = 50_000;
 /// urgent waits for the switch itself (the wake-up interrupt, leaving idle,
 /// a virtual CPU being scheduled): latency, not interference.
 const LATENCY_NS: i64 = 100_000;
+
+/// A lower-priority thread holding the path back for less than this in all
+/// is no priority inversion worth the name: a wake-up or a switch takes
+/// tens of microseconds on a virtual CPU. It is then told as the
+/// preemption it was.
+pub const INVERSION_NS: i64 = 100_000;
 
 /// A thread as the diagnosis names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -138,7 +144,9 @@ pub enum Cause {
     Unknown { of: Party },
 }
 
-/// A cause and what it cost on the path.
+/// A cause and what it cost on the path: every piece of the path that
+/// says the same (the same kind, between threads of the same names and
+/// priorities) merged into one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ranked {
     #[serde(flatten)]
@@ -149,6 +157,21 @@ pub struct Ranked {
     pub interference: bool,
     /// The cause in words, with its cost.
     pub text: String,
+    /// Pieces of the path merged here, and the longest of them (ns).
+    pub count: usize,
+    pub longest: i64,
+    /// Distinct threads merged under the names of `by` (or `ran`) and `of`.
+    pub threads: Threads,
+    /// Some of it is a thread found running by its own events, its
+    /// switch-in lost (`Segment::inferred`).
+    pub inferred: bool,
+}
+
+/// How many threads a merged cause stands for, on each side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Threads {
+    pub by: usize,
+    pub of: usize,
 }
 
 /// One line saying what held the execution back, and every cause ranked.
@@ -159,6 +182,10 @@ pub struct Diagnosis {
     pub inversion: bool,
     /// Longest first.
     pub causes: Vec<Ranked>,
+    /// Claims of the causes that the trace's states contradict (`audit`):
+    /// empty, unless sextant has a bug.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contradictions: Vec<String>,
 }
 
 /// What the diagnosis is made from.
@@ -186,6 +213,7 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
             .chain(&inputs.relations.indirect),
     );
     let mut acc = Accumulator::default();
+    let mut claims: Vec<Claim> = Vec::new();
     for p in inputs.path {
         let seg = g.line(p.tid).and_then(|l| l.segment_before(p.end));
         let of = Party::new(g, p.tid, seg.and_then(|s| s.prio));
@@ -209,33 +237,25 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
                         child: Party::new(g, child, g.last_prio(child)),
                     },
                 };
-                acc.add(cause, len, false)
+                acc.add(cause, len, false, false)
             }
-            PathState::Unknown => acc.add(Cause::Unknown { of }, len, false),
+            PathState::Unknown => acc.add(Cause::Unknown { of }, len, false, false),
             PathState::Preempted | PathState::WaitingCpu => {
-                let waiting = p.state == PathState::WaitingCpu;
-                let cpu = seg.and_then(|s| s.cpu);
-                let mut held = 0;
-                for r in cpu.into_iter().flat_map(|c| runs.during(c, p.start, p.end)) {
-                    if r.tid == p.tid {
-                        continue;
-                    }
-                    held += r.end - r.start;
-                    let by = Party::new(g, r.tid, r.prio);
-                    let run = r.end - r.start;
-                    let held_by = Holder {
-                        by,
-                        of: of.clone(),
+                let cpus = waited_for(g, p.tid, p.start, p.end);
+                let cpu = seg.and_then(|s| s.cpu).or(cpus.first().copied());
+                // A recorded priority change inside the wait (glibc
+                // lowering a new thread's) cuts it: each part is judged at
+                // its own priority.
+                for (start, end, prio) in at_priorities(g, p) {
+                    let part = Waiting {
+                        piece: p,
+                        of: Party::new(g, p.tid, prio),
+                        cpus: &cpus,
                         cpu,
-                        run,
-                        waiting,
+                        start,
+                        end,
                     };
-                    let (cause, interference) = holder(held_by, inputs, g, &job);
-                    acc.add(cause, run, interference);
-                }
-                if len > held {
-                    let long = len - held >= LATENCY_NS;
-                    acc.add(Cause::IdleCpu { of, cpu, long }, len - held, long);
+                    part.diagnose(inputs, &job, &mut acc, &mut claims);
                 }
             }
             PathState::Blocked { woken_by } => {
@@ -243,8 +263,8 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
             }
         }
     }
-    let mut causes = acc.causes;
-    causes.sort_by(|a, b| b.cost.cmp(&a.cost).then_with(|| a.text.cmp(&b.text)));
+    let causes = acc.finish(g.rtos);
+    let contradictions = audit::audit(g, &claims);
     let duration =
         inputs.path.last().map_or(0, |l| l.end) - inputs.path.first().map_or(0, |f| f.start);
     let main = causes
@@ -252,9 +272,10 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
         .find(|c| c.interference && c.cost > 0 && c.cost * NOTICEABLE >= duration);
     match main {
         Some(m) => Diagnosis {
-            text: m.text.clone(),
+            text: words::main_line(m, &causes),
             inversion: matches!(m.cause, Cause::Inversion { .. }),
             causes,
+            contradictions,
         },
         None => {
             let me = Party::new(g, inputs.analysed, inputs.prio);
@@ -268,8 +289,125 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
                 text,
                 inversion: false,
                 causes,
+                contradictions,
             }
         }
+    }
+}
+
+/// The parts of a waiting piece at each of the thread's priorities then:
+/// (start, end, priority).
+fn at_priorities(g: &Graph, p: &PathPiece) -> Vec<(i64, i64, Option<i32>)> {
+    let mut parts: Vec<(i64, i64, Option<i32>)> = Vec::new();
+    for s in g.line(p.tid).into_iter().flat_map(|l| &l.segments) {
+        let (a, b) = (s.start.max(p.start), s.end.min(p.end));
+        if b <= a {
+            continue;
+        }
+        match parts.last_mut() {
+            Some(last) if last.1 == a && last.2 == s.prio => last.1 = b,
+            _ => parts.push((a, b, s.prio)),
+        }
+    }
+    if parts.is_empty() {
+        let prio = g
+            .line(p.tid)
+            .and_then(|l| l.segment_before(p.end))
+            .and_then(|s| s.prio);
+        parts.push((p.start, p.end, prio));
+    }
+    parts
+}
+
+/// A thread of the path ready to run over [start, end), at one priority.
+struct Waiting<'a> {
+    piece: &'a PathPiece,
+    of: Party,
+    /// The CPUs it could have had, and the one it waited on.
+    cpus: &'a [u32],
+    cpu: Option<u32>,
+    start: i64,
+    end: i64,
+}
+
+impl Waiting<'_> {
+    /// Who held its CPUs meanwhile (each a cause), and the time nothing
+    /// the trace shows ran there; each a claim for the audit.
+    fn diagnose(
+        self,
+        inputs: &Inputs<'_>,
+        job: &HashSet<i64>,
+        acc: &mut Accumulator,
+        claims: &mut Vec<Claim>,
+    ) {
+        let g = inputs.graph;
+        let p = self.piece;
+        let waiting = p.state == PathState::WaitingCpu;
+        let mut held = 0;
+        let mut free = self.start;
+        for r in inputs.runs.holders(self.cpus, p.tid, self.start, self.end) {
+            let run = r.end - r.start;
+            held += run;
+            if r.start > free {
+                claims.push(self.claim(free, r.start, Said::NoThread));
+            }
+            free = r.end;
+            let held_by = Holder {
+                by: Party::new(g, r.tid, r.prio),
+                of: self.of.clone(),
+                cpu: Some(r.cpu),
+                run,
+                waiting,
+            };
+            let (cause, interference) = holder(held_by, inputs, g, job);
+            let said = Said::Held {
+                by: (r.tid, r.prio),
+                order: stated_order(&cause),
+            };
+            claims.push(self.claim(r.start, r.end, said));
+            acc.add(cause, run, interference, r.inferred);
+        }
+        if self.end > free {
+            claims.push(self.claim(free, self.end, Said::NoThread));
+        }
+        let idle = self.end - self.start - held;
+        if idle > 0 {
+            // Nothing the trace shows ran on any CPU it could have had.
+            let long = idle >= LATENCY_NS;
+            let cause = Cause::IdleCpu {
+                of: self.of,
+                cpu: self.cpu,
+                long,
+            };
+            acc.add(cause, idle, long, false);
+        }
+    }
+
+    /// What a part of the wait is said to be, for the audit.
+    fn claim(&self, start: i64, end: i64, what: Said) -> Claim {
+        Claim {
+            start,
+            end,
+            of: (self.piece.tid, self.of.prio),
+            cpus: self.cpus.to_vec(),
+            what,
+        }
+    }
+}
+
+/// The order of the holder's priority to the waiting thread's that a
+/// cause states: a preemption is by a higher one, a latency a lower one.
+fn stated_order(c: &Cause) -> Option<Ordering> {
+    let known = |by: &Party, of: &Party| by.prio.is_some() && of.prio.is_some();
+    match c {
+        Cause::Preemption { by, of, .. } => known(by, of).then_some(Ordering::Greater),
+        Cause::SamePriority { .. } => Some(Ordering::Equal),
+        Cause::Latency { .. } => Some(Ordering::Less),
+        Cause::Inversion { by, of, .. } => match (by.prio, of.prio) {
+            (Some(b), Some(o)) => Some(Priority(b).urgency(Priority(o))),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -324,11 +462,11 @@ fn blocked(
 ) {
     let len = p.end - p.start;
     let Some(context) = woken_by else {
-        acc.add(Cause::Blocked { of }, len, false);
+        acc.add(Cause::Blocked { of }, len, false, false);
         return;
     };
     if context != Context::Timer {
-        acc.add(Cause::Interrupt { of, context }, len, false);
+        acc.add(Cause::Interrupt { of, context }, len, false, false);
         return;
     }
     let fire = g
@@ -336,7 +474,7 @@ fn blocked(
         .and_then(|l| l.wakeup_in(p.start, p.end))
         .and_then(|w| w.timer);
     let Some(fire) = fire.filter(|f| f.lateness() >= LATE_TIMER_NS) else {
-        acc.add(Cause::Timer { of }, len, false);
+        acc.add(Cause::Timer { of }, len, false, false);
         return;
     };
     // The late part ends with the piece (the wake-up); the timer's clock
@@ -358,7 +496,12 @@ fn blocked(
         })
         .map(|((tid, prio), _)| Party::new(g, tid, prio));
     if len > late_part {
-        acc.add(Cause::Timer { of: of.clone() }, len - late_part, false);
+        acc.add(
+            Cause::Timer { of: of.clone() },
+            len - late_part,
+            false,
+            false,
+        );
     }
     let cause = Cause::LateTimer {
         of,
@@ -367,202 +510,15 @@ fn blocked(
         armed_late,
         ran,
     };
-    acc.add(cause, late_part, !armed_late);
+    acc.add(cause, late_part, !armed_late, false);
 }
 
-/// Causes merged by what they say, costs summed.
-#[derive(Default)]
-struct Accumulator {
-    causes: Vec<Ranked>,
-    index: HashMap<Key, usize>,
-}
+mod accumulate;
+mod audit;
+mod words;
 
-/// What makes two causes the same one: the kind, the threads involved and
-/// the flags that change the sentence.
-type Key = (u8, i64, i64, i64);
-
-fn key(c: &Cause) -> Key {
-    match c {
-        Cause::Preemption { by, of, waiting } => (0, by.tid, of.tid, *waiting as i64),
-        Cause::Inversion { by, of, .. } => (1, by.tid, of.tid, 0),
-        Cause::SamePriority { by, of } => (2, by.tid, of.tid, 0),
-        Cause::Latency { by, of, long, .. } => (3, by.tid, of.tid, *long as i64),
-        Cause::IdleCpu { of, cpu, long } => (4, of.tid, cpu.map_or(-1, i64::from), *long as i64),
-        Cause::LateTimer {
-            of,
-            armed_late,
-            ran,
-            ..
-        } => (
-            5,
-            of.tid,
-            ran.as_ref().map_or(0, |r| r.tid),
-            *armed_late as i64,
-        ),
-        Cause::Interrupt { of, context } => {
-            let c = match context {
-                Context::Irq { irq } => *irq,
-                Context::Softirq { vec } => 1000 + vec,
-                _ => -1,
-            };
-            (6, of.tid, c, 0)
-        }
-        Cause::Blocked { of } => (7, of.tid, 0, 0),
-        Cause::Timer { of } => (8, of.tid, 0, 0),
-        Cause::Work { of } => (9, of.tid, 0, 0),
-        Cause::Serving { of, waiter } => (10, of.tid, waiter.tid, 0),
-        Cause::Creating { of, child, .. } => (11, of.tid, child.tid, 0),
-        Cause::Unknown { of } => (12, of.tid, 0, 0),
-    }
-}
-
-impl Accumulator {
-    fn add(&mut self, cause: Cause, cost: i64, interference: bool) {
-        if cost <= 0 {
-            return;
-        }
-        let k = key(&cause);
-        match self.index.get(&k) {
-            Some(&i) => {
-                let r = &mut self.causes[i];
-                r.cost += cost;
-                match (&mut r.cause, &cause) {
-                    // The late timer's lateness is the largest seen.
-                    (Cause::LateTimer { late, .. }, Cause::LateTimer { late: more, .. }) => {
-                        *late = (*late).max(*more)
-                    }
-                    (Cause::Creating { others, .. }, Cause::Creating { others: more, .. }) => {
-                        *others += more
-                    }
-                    _ => {}
-                }
-                r.text = words(&r.cause, r.cost);
-            }
-            None => {
-                self.index.insert(k, self.causes.len());
-                self.causes.push(Ranked {
-                    text: words(&cause, cost),
-                    cause,
-                    cost,
-                    interference,
-                });
-            }
-        }
-    }
-}
-
-/// A cause in words.
-fn words(c: &Cause, cost: i64) -> String {
-    let d = crate::duration::human(cost);
-    let cpu = |c: &Option<u32>| c.map_or("its CPU".to_string(), |c| format!("CPU {c}"));
-    match c {
-        Cause::Preemption { by, of, waiting } => {
-            let verb = if *waiting {
-                "kept"
-            } else {
-                "preempted"
-            };
-            let tail = if *waiting { " waiting for a CPU" } else { "" };
-            let order = match (by.prio, of.prio) {
-                (Some(_), Some(_)) => String::new(),
-                _ => " (priorities not in the trace)".to_string(),
-            };
-            format!("{} {verb} {}{tail} for {d}{order}", by.named(), of.named())
-        }
-        Cause::Inversion { by, of, analysed } => format!(
-            "{} preempted {} for {d} while {} waited on it: priority inversion ({} is lower than {})",
-            by.named(),
-            of.named(),
-            analysed.named(),
-            by.priority,
-            analysed.priority,
-        ),
-        Cause::SamePriority { by, of } => format!(
-            "{} ran for {d} while {} waited at the same priority",
-            by.named(),
-            of.named()
-        ),
-        Cause::Latency {
-            by,
-            of,
-            cpu: c,
-            long: true,
-        } => format!(
-            "{} kept {} for {d} after {}, of higher priority, could run",
-            by.named(),
-            cpu(c),
-            of.named()
-        ),
-        Cause::Latency {
-            by, of, cpu: c, ..
-        } => format!(
-            "{} waited {d} for {} to switch to it from {}: wake-up latency",
-            of.named(),
-            cpu(c),
-            by.named()
-        ),
-        Cause::IdleCpu {
-            of,
-            cpu: c,
-            long: true,
-        } => format!(
-            "{} waited {d} for {}, which ran no thread (the hypervisor, an interrupt or lost events)",
-            of.named(),
-            cpu(c)
-        ),
-        Cause::IdleCpu { of, cpu: c, .. } => format!(
-            "{} waited {d} for {} to leave idle: wake-up latency",
-            of.named(),
-            cpu(c)
-        ),
-        Cause::LateTimer {
-            of,
-            late,
-            cpu: c,
-            armed_late,
-            ran,
-        } => {
-            let late = crate::duration::human(*late);
-            if *armed_late {
-                format!(
-                    "{}'s timer fired {late} late: it was armed after its expiry ({} was late already; {d} on the path)",
-                    of.name(),
-                    of.name()
-                )
-            } else {
-                let who = ran.as_ref().map_or_else(
-                    || "no thread".to_string(),
-                    |r| r.named(),
-                );
-                format!("{}'s timer fired {late} late: {} ran {who} ({d} on the path)", of.name(), cpu(c))
-            }
-        }
-        Cause::Interrupt { of, context } => {
-            let what = match context {
-                Context::Irq { irq } => format!("interrupt {irq}"),
-                Context::Softirq { vec } => format!("softirq {vec}"),
-                _ => "an interrupt not in the trace".to_string(),
-            };
-            format!("{} waited {d} for {what}", of.name())
-        }
-        Cause::Blocked { of } => format!("{} was blocked {d}, woken by nothing in the trace", of.name()),
-        Cause::Timer { of } => format!("{} waited {d} for its timer", of.name()),
-        Cause::Work { of } => format!("{} ran {d}", of.name()),
-        Cause::Serving { of, waiter } => {
-            format!("{} ran {d} while {} waited for it", of.name(), waiter.name())
-        }
-        Cause::Creating { of, child, others } => match others {
-            0 => format!("{} ran {d} creating {}", of.name(), child.name()),
-            n => format!(
-                "{} ran {d} creating {} and {n} other thread{} before it",
-                of.name(),
-                child.name(),
-                if *n == 1 { "" } else { "s" }
-            ),
-        },
-        Cause::Unknown { of } => format!("the trace says nothing of {} for {d}", of.name()),
-    }
-}
+use accumulate::Accumulator;
+use audit::{Claim, Said};
 
 #[cfg(test)]
 mod tests;

@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState};
 use crate::kernel::pass::Analysis;
 use crate::kernel::priority::{self, Policy};
-use crate::kernel::vocabulary::{names, Kind};
+use crate::kernel::vocabulary::{names, Kind, Tracer};
 
 /// What was running on a CPU when it woke a thread up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -60,8 +60,13 @@ pub struct Segment {
     pub state: ThreadState,
     /// Where it ran (running), or last ran.
     pub cpu: Option<u32>,
-    /// Kernel-order priority when the segment began.
+    /// Kernel-order priority: when the segment began, or, for a thread
+    /// waiting for a CPU, the one it was given the CPU with (see
+    /// `GraphBuilder::on_event`).
     pub prio: Option<i32>,
+    /// Running found from the thread's own events, its switch-in lost
+    /// (`Transition::inferred`).
+    pub inferred: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +164,21 @@ pub struct Graph {
     /// Policies set by `sched_setscheduler` in what was read (inherited
     /// at creation).
     pub policies: HashMap<i64, Policy>,
+    /// An RTOS or a simulator (a BTF file): tasks on cores, with their
+    /// own priorities, and no Linux (no policies, no hypervisor).
+    pub rtos: bool,
+    /// Events of the range that the tracer put in a thread's context
+    /// (ftrace's task column, perf's `perf_tid`), as read: what the
+    /// diagnosis's audit checks "no thread ran" against.
+    pub evidence: Vec<Attested>,
+}
+
+/// An event in `tid`'s context on `cpu` at `ts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attested {
+    pub ts: i64,
+    pub cpu: u32,
+    pub tid: i64,
 }
 
 impl Graph {
@@ -172,6 +192,9 @@ impl Graph {
 
     /// `tid`'s kernel priority `prio` as its user set it ("FIFO/RR 70").
     pub fn priority(&self, tid: i64, prio: Option<i32>) -> String {
+        if self.rtos {
+            return priority::describe_task(prio);
+        }
         priority::describe(prio, self.policies.get(&tid).copied())
     }
 
@@ -217,6 +240,7 @@ struct Open {
     /// reports the new value only at the thread's next scheduling event,
     /// which gives it to this segment.
     reprioritised: bool,
+    inferred: bool,
 }
 
 /// Records the graph of [start, end] in the pass (after a seek to some time
@@ -297,6 +321,7 @@ impl GraphBuilder {
                     cpu: t.cpu,
                     prio: t.prio_at(start),
                     reprioritised: false,
+                    inferred: false,
                 },
             );
         }
@@ -305,6 +330,12 @@ impl GraphBuilder {
     /// `tid`'s priority changed at `at` to a value the trace tells later:
     /// its segment is cut there, and what follows waits for that value.
     fn reprioritised(&mut self, tid: i64, at: i64) {
+        self.cut(tid, at, None);
+    }
+
+    /// `tid`'s segment is cut at `at`; what follows has priority `prio`, or
+    /// waits for the trace to tell it (`None`).
+    fn cut(&mut self, tid: i64, at: i64, prio: Option<i32>) {
         if !self.opened || self.finished {
             return;
         }
@@ -316,8 +347,8 @@ impl GraphBuilder {
             tid,
             Open {
                 start: at,
-                prio: None,
-                reprioritised: true,
+                prio,
+                reprioritised: prio.is_none(),
                 ..o
             },
         );
@@ -337,6 +368,7 @@ impl GraphBuilder {
                         state: o.state,
                         cpu: o.cpu,
                         prio: o.prio,
+                        inferred: o.inferred,
                     });
             }
         }
@@ -550,6 +582,7 @@ impl Analysis for GraphBuilder {
     }
 
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
+        self.graph.rtos |= ev.tracer == Tracer::Btf;
         if CONTEXT_EVENTS.contains(&ev.name) {
             self.track_context(ev);
         } else if FACT_EVENTS.contains(&ev.name) {
@@ -578,12 +611,36 @@ impl Analysis for GraphBuilder {
             self.open_range(model);
             // The event's own transitions happened at or after the start.
         }
+        // A switch's framing names the thread leaving; the others, the
+        // thread whose context the event is in.
+        if let (Some(tid), Some(cpu), false) = (ev.thread, ev.cpu, ev.kind == Kind::SchedSwitch) {
+            if ev.tracer != Tracer::Btf {
+                self.graph.evidence.push(Attested {
+                    ts: ev.ts,
+                    cpu,
+                    tid,
+                });
+            }
+        }
         for tr in model.transitions() {
             let t = model.thread(tr.tid);
-            if let Some(o) = self.open.get_mut(&tr.tid).filter(|o| o.reprioritised) {
-                o.prio = t.and_then(|t| t.prio_at(tr.ts));
+            // A change dated back (inferred) is kept inside the range.
+            let at = tr.ts.max(self.graph.start);
+            if let Some(o) = self.open.get_mut(&tr.tid) {
+                // A thread waiting for a CPU is given it at the priority the
+                // switch-in reports, and nothing recorded changed it while
+                // it waited (a recorded change cuts the segment): that is
+                // its priority for the whole wait. The value at the
+                // wake-up may be stale — a creator's, before glibc lowered
+                // it unseen — and would make an order the scheduler
+                // forbids.
+                let given_cpu = tr.to == ThreadState::Running
+                    && matches!(o.state, ThreadState::WaitingCpu | ThreadState::Preempted);
+                if o.reprioritised || given_cpu {
+                    o.prio = t.and_then(|t| t.prio_at(tr.ts)).or(o.prio);
+                }
             }
-            self.close(tr.tid, tr.ts);
+            self.close(tr.tid, at);
             if let Some(t) = t {
                 let line = self.graph.lines.entry(tr.tid).or_default();
                 if line.comm != t.comm {
@@ -593,7 +650,7 @@ impl Analysis for GraphBuilder {
             self.open.insert(
                 tr.tid,
                 Open {
-                    start: tr.ts,
+                    start: at,
                     state: tr.to,
                     cpu: match tr.to {
                         ThreadState::Running => tr.cpu,
@@ -603,8 +660,18 @@ impl Analysis for GraphBuilder {
                     },
                     prio: t.and_then(|t| t.prio_at(tr.ts)),
                     reprioritised: false,
+                    inferred: tr.inferred,
                 },
             );
+        }
+        if ev.kind == Kind::SchedPiSetprio {
+            // A priority inherited or given back: known now, from now.
+            if let Some(tid) = ev.payload.int("tid") {
+                let prio = model.thread(tid).and_then(|t| t.prio());
+                if prio.is_some() {
+                    self.cut(tid, ev.ts, prio);
+                }
+            }
         }
         for t in model.freed() {
             self.close(t.tid, ev.ts);

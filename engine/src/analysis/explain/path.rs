@@ -204,6 +204,7 @@ mod tests {
             state,
             cpu: Some(0),
             prio: None,
+            inferred: false,
         }
     }
 

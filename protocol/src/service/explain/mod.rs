@@ -127,6 +127,11 @@ impl ConfigKind for Explanations {
                 e => cannot_run(format!("{}: {e}", path.display())),
             })?;
         let diagnosis = explanation.diagnosis(req.tid);
+        for c in &diagnosis.contradictions {
+            eprintln!(
+                "sextant: warning: this explanation contradicts the trace (a bug; please report it): {c}"
+            );
+        }
         let path = build::critical_path(&explanation, &req);
         Ok(Arc::new(Explained {
             configuration: c.posted.configuration(&id, EXPLAIN),

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::analysis::explain::graph::{Fork, Line, Segment, TimerFire, Wakeup};
-use crate::analysis::explain::path::critical_path;
+use crate::analysis::explain::path::{critical_path, PathPiece};
 use crate::analysis::explain::relations::relations;
 use crate::kernel::model::ThreadState::{self, *};
 use crate::kernel::priority::Policy;
@@ -14,6 +14,7 @@ fn seg(start: i64, end: i64, state: ThreadState, prio: i32) -> Segment {
         state,
         cpu: Some(1),
         prio: Some(prio),
+        inferred: false,
     }
 }
 
@@ -193,8 +194,10 @@ fn an_undisturbed_execution_blames_nobody() {
             false
         )
     );
-    // 220 us is no switch: bg_batch kept the CPU (a non-preemptible
-    // section), and that is interference.
+    // 220 us is no switch: the trace shows bg_batch keeping the CPU from a
+    // higher priority, which the scheduler does not allow (a
+    // non-preemptible section, or a change the trace does not show): an
+    // anomaly, and interference.
     const US: i64 = 1000;
     let mut g = Graph {
         start: 0,
@@ -222,8 +225,9 @@ fn an_undisturbed_execution_blames_nobody() {
     let d = diagnose_end(&g, 2, 0, 300 * US);
     assert_eq!(
         d.text,
-        "bg_batch (nice 5) kept CPU 1 for 220.000 us after rt_timer (FIFO/RR 60), of higher priority, could run"
+        "bg_batch (nice 5) stayed on CPU 1 for 220.000 us while rt_timer (FIFO/RR 60), of higher priority, was ready for it: an anomaly the scheduler does not allow (a non-preemptible section, or a priority change the trace does not show)"
     );
+    assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
 }
 
 #[test]
@@ -295,6 +299,170 @@ fn a_late_timer_is_a_cause_of_its_own() {
 fn inversion_through_a_waited_on_thread() {
     // rt_high (FIFO 80) blocked until rt_low (FIFO 10) wakes it; rt_low
     // was preempted by rt_med (FIFO 50): lower than rt_high.
+    const US: i64 = 1000;
+    let mut g = Graph {
+        start: 0,
+        end: 1000 * US,
+        ..Graph::default()
+    };
+    add(
+        &mut g,
+        1,
+        "rt_high",
+        vec![
+            seg(0, 900 * US, Blocked, 19),
+            seg(900 * US, 1000 * US, Running, 19),
+        ],
+        vec![woke(900 * US, 1, Context::Thread { tid: 2 }, None)],
+    );
+    add(
+        &mut g,
+        2,
+        "rt_low",
+        vec![
+            seg(0, 100 * US, Running, 89),
+            seg(100 * US, 800 * US, Preempted, 89),
+            seg(800 * US, 1000 * US, Running, 89),
+        ],
+        vec![],
+    );
+    add(
+        &mut g,
+        3,
+        "rt_med",
+        vec![seg(100 * US, 800 * US, Running, 49)],
+        vec![],
+    );
+    let d = diagnose_end(&g, 1, 0, 1000 * US);
+    assert!(d.inversion);
+    assert_eq!(
+        d.text,
+        "rt_med (FIFO/RR 50) preempted rt_low (FIFO/RR 10) for 700.000 us while rt_high (FIFO/RR 80) waited on it: priority inversion (FIFO/RR 50 is lower than FIFO/RR 80)"
+    );
+    assert!(
+        d.causes
+            .iter()
+            .any(|c| c.text == "rt_low ran 200.000 us while rt_high waited for it"),
+        "{:#?}",
+        d.causes
+    );
+    assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
+
+    // Two threads in turn (rt_med1 then rt_med2): the diagnosis is their sum.
+    g.lines.get_mut(&3).unwrap().segments = vec![seg(100 * US, 400 * US, Running, 49)];
+    add(
+        &mut g,
+        4,
+        "rt_med2",
+        vec![seg(400 * US, 800 * US, Running, 49)],
+        vec![],
+    );
+    g.lines.get_mut(&3).unwrap().comm = "rt_med1".into();
+    let d = diagnose_end(&g, 1, 0, 1000 * US);
+    assert!(d.inversion);
+    assert_eq!(
+        d.text,
+        "rt_med2 (FIFO/RR 50) for 400.000 us and rt_med1 (FIFO/RR 50) for 300.000 us preempted rt_low (FIFO/RR 10), 700.000 us in all, while rt_high (FIFO/RR 80) waited on it: priority inversion (each is lower than FIFO/RR 80)"
+    );
+
+    // 6 us of it is no inversion worth the name: a preemption.
+    let mut short = g.clone();
+    short.lines.remove(&4);
+    short.lines.get_mut(&3).unwrap().segments = vec![seg(100 * US, 106 * US, Running, 49)];
+    short.lines.get_mut(&2).unwrap().segments = vec![
+        seg(0, 100 * US, Running, 89),
+        seg(100 * US, 106 * US, Preempted, 89),
+        seg(106 * US, 1000 * US, Running, 89),
+    ];
+    let d = diagnose_end(&short, 1, 0, 1000 * US);
+    assert!(!d.inversion);
+    assert!(d
+        .causes
+        .iter()
+        .all(|c| !matches!(c.cause, Cause::Inversion { .. })));
+    assert!(d
+        .causes
+        .iter()
+        .any(|c| c.text == "rt_med1 (FIFO/RR 50) preempted rt_low (FIFO/RR 10) for 6.000 us"));
+}
+
+#[test]
+fn pieces_merge_by_name_with_counts() {
+    // Three workers of one name, each kept waiting 10 us behind bg_batch
+    // on CPU 1, then run: one line, not three.
+    const US: i64 = 1000;
+    let mut g = Graph {
+        start: 0,
+        end: 100 * US,
+        ..Graph::default()
+    };
+    let mut bg = Vec::new();
+    for k in 0..3i64 {
+        let t0 = k * 30 * US;
+        add(
+            &mut g,
+            10 + k,
+            "rt_worker",
+            vec![
+                seg(t0, t0 + (10 + k) * US, WaitingCpu, 44),
+                seg(t0 + (10 + k) * US, t0 + 30 * US, Running, 44),
+            ],
+            vec![],
+        );
+        bg.push(seg(t0, t0 + (10 + k) * US, Running, 125));
+    }
+    add(&mut g, 4, "bg_batch", bg, vec![]);
+    let path: Vec<PathPiece> = (0..3i64)
+        .flat_map(|k| {
+            let t0 = k * 30 * US;
+            let mid = t0 + (10 + k) * US;
+            [
+                PathPiece {
+                    tid: 10 + k,
+                    state: crate::analysis::explain::path::PathState::WaitingCpu,
+                    start: t0,
+                    end: mid,
+                    link: crate::analysis::explain::path::Link::Own,
+                },
+                PathPiece {
+                    tid: 10 + k,
+                    state: crate::analysis::explain::path::PathState::Running,
+                    start: mid,
+                    end: t0 + 30 * US,
+                    link: crate::analysis::explain::path::Link::Own,
+                },
+            ]
+        })
+        .collect();
+    let rel = relations(&g, 12, &[]);
+    let d = diagnose(&Inputs {
+        graph: &g,
+        runs: &CpuRuns::new(&g),
+        path: &path,
+        relations: &rel,
+        analysed: 12,
+        prio: Some(44),
+    });
+    let latency: Vec<&Ranked> = d
+        .causes
+        .iter()
+        .filter(|c| matches!(c.cause, Cause::Latency { .. }))
+        .collect();
+    assert_eq!(latency.len(), 1, "{:#?}", d.causes);
+    let l = latency[0];
+    assert_eq!((l.cost, l.count, l.longest), (33 * US, 3, 12 * US));
+    assert_eq!(l.threads, Threads { by: 1, of: 3 });
+    assert_eq!(
+        l.text,
+        "rt_worker (3 threads, FIFO/RR 55) waited 33.000 us for CPU 1 to switch to it from bg_batch (nice 5): wake-up latency (3 times, longest 12.000 us)"
+    );
+    assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
+}
+
+#[test]
+fn the_audit_catches_a_stale_priority_and_a_false_idle_cpu() {
+    // The worker waits at FIFO 70 (its creator's) but is given the CPU at
+    // FIFO 60: the wait must be said at 60.
     let mut g = Graph {
         start: 0,
         end: 100,
@@ -303,30 +471,65 @@ fn inversion_through_a_waited_on_thread() {
     add(
         &mut g,
         1,
-        "rt_high",
-        vec![seg(0, 90, Blocked, 19), seg(90, 100, Running, 19)],
-        vec![woke(90, 1, Context::Thread { tid: 2 }, None)],
-    );
-    add(
-        &mut g,
-        2,
-        "rt_low",
-        vec![
-            seg(0, 10, Running, 89),
-            seg(10, 80, Preempted, 89),
-            seg(80, 100, Running, 89),
-        ],
+        "rt_worker",
+        vec![seg(0, 50, WaitingCpu, 29), seg(50, 100, Running, 39)],
         vec![],
     );
-    add(&mut g, 3, "rt_med", vec![seg(10, 80, Running, 49)], vec![]);
-    let d = diagnose_end(&g, 1, 0, 100);
-    assert!(d.inversion);
-    assert_eq!(
-        d.text,
-        "rt_med (FIFO/RR 50) preempted rt_low (FIFO/RR 10) for 70 ns while rt_high (FIFO/RR 80) waited on it: priority inversion (FIFO/RR 50 is lower than FIFO/RR 80)"
+    add(&mut g, 2, "rt_hog", vec![seg(0, 50, Running, 34)], vec![]);
+    let claims = vec![Claim {
+        start: 0,
+        end: 50,
+        of: (1, Some(29)),
+        cpus: vec![1],
+        what: Said::Held {
+            by: (2, Some(34)),
+            order: Some(Ordering::Less),
+        },
+    }];
+    let wrong = audit::audit(&g, &claims);
+    assert!(
+        wrong
+            .iter()
+            .any(|w| w.contains("given the CPU at Some(39)")),
+        "{wrong:?}"
     );
-    assert!(d
-        .causes
-        .iter()
-        .any(|c| c.text == "rt_low ran 20 ns while rt_high waited for it"));
+    // "No thread ran" over a time rt_hog ran, and where an event is in a
+    // thread's context, while rt_other waited.
+    add(
+        &mut g,
+        3,
+        "rt_other",
+        vec![seg(0, 100, WaitingCpu, 39)],
+        vec![],
+    );
+    g.evidence.push(crate::analysis::explain::graph::Attested {
+        ts: 60,
+        cpu: 1,
+        tid: 7,
+    });
+    let claims = vec![
+        Claim {
+            start: 0,
+            end: 50,
+            of: (3, Some(39)),
+            cpus: vec![1],
+            what: Said::NoThread,
+        },
+        Claim {
+            start: 55,
+            end: 70,
+            of: (3, Some(39)),
+            cpus: vec![1],
+            what: Said::NoThread,
+        },
+    ];
+    let wrong = audit::audit(&g, &claims);
+    assert!(
+        wrong.iter().any(|w| w.contains("thread 2 ran there")),
+        "{wrong:?}"
+    );
+    assert!(
+        wrong.iter().any(|w| w.contains("in thread 7's context")),
+        "{wrong:?}"
+    );
 }
