@@ -173,7 +173,7 @@ fn cut(bytes: &mut Vec<u8>, inside_event: bool) -> Expected {
     }
 }
 
-fn bad_magic(bytes: &mut Vec<u8>) -> Expected {
+fn bad_magic(bytes: &mut [u8]) -> Expected {
     let p = packets(bytes);
     let (at, _) = p[MIDDLE];
     bytes[at..at + 4].copy_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
@@ -185,7 +185,7 @@ fn bad_magic(bytes: &mut Vec<u8>) -> Expected {
     }
 }
 
-fn size_past_the_end(bytes: &mut Vec<u8>) -> Expected {
+fn size_past_the_end(bytes: &mut [u8]) -> Expected {
     let p = packets(bytes);
     let (at, _) = p[MIDDLE];
     let left = bytes.len() - at;
@@ -203,7 +203,7 @@ fn size_past_the_end(bytes: &mut Vec<u8>) -> Expected {
     }
 }
 
-fn corrupt_event(bytes: &mut Vec<u8>) -> Expected {
+fn corrupt_event(bytes: &mut [u8]) -> Expected {
     let p = packets(bytes);
     let (at, _) = p[1];
     let event = at + HEADER + 100 * EVENT;
@@ -216,12 +216,11 @@ fn corrupt_event(bytes: &mut Vec<u8>) -> Expected {
     }
 }
 
+/// Damages cpu0's bytes (cutting them, maybe): what is to be read then.
+type Damaging = fn(&mut Vec<u8>) -> Expected;
+
 /// The written trace copied to `name`, its cpu0 stream damaged by `how`.
-fn damaged(
-    src: &Path,
-    name: &str,
-    how: fn(&mut Vec<u8>) -> Expected,
-) -> (PathBuf, PathBuf, Expected) {
+fn damaged(src: &Path, name: &str, how: Damaging) -> (PathBuf, PathBuf, Expected) {
     let dir = src.with_file_name(format!(
         "{}-{name}",
         src.file_name().unwrap().to_string_lossy()
@@ -244,12 +243,12 @@ const KEPT: &str = "; --lenient: kept the events before, skipped the rest of thi
 #[test]
 fn a_damaged_stream_is_read_up_to_its_damage_with_lenient() {
     let src = write_trace("trace");
-    let all: Vec<(&str, fn(&mut Vec<u8>) -> Expected)> = vec![
+    let all: Vec<(&str, Damaging)> = vec![
         ("cut-between-events", |b| cut(b, false)),
         ("cut-inside-an-event", |b| cut(b, true)),
-        ("bad-magic", bad_magic),
-        ("size-past-the-end", size_past_the_end),
-        ("corrupt-event", corrupt_event),
+        ("bad-magic", |b| bad_magic(b)),
+        ("size-past-the-end", |b| size_past_the_end(b)),
+        ("corrupt-event", |b| corrupt_event(b)),
     ];
     for (name, how) in all {
         let (dir, file, d) = damaged(&src, name, how);
@@ -278,7 +277,7 @@ fn a_damaged_stream_is_read_up_to_its_damage_with_lenient() {
             for (t, g) in seeks.iter().zip(&got[1..]) {
                 assert!(*g == expected(d.kept, *t), "{what}: seek to {t}");
             }
-            assert_eq!(warnings, [warning.clone()], "{what}");
+            assert_eq!(warnings, std::slice::from_ref(&warning), "{what}");
 
             // A fresh reader's seek: the same events, up to where its pass
             // over headers can see damage.
@@ -288,7 +287,11 @@ fn a_damaged_stream_is_read_up_to_its_damage_with_lenient() {
                 }
                 let (got, warnings) = read(&dir, true, jobs, vec![Some(t)]).expect(&what);
                 assert!(got[0] == expected(d.kept, t), "{what}: fresh seek to {t}");
-                assert_eq!(warnings, [warning.clone()], "{what}: fresh seek to {t}");
+                assert_eq!(
+                    warnings,
+                    std::slice::from_ref(&warning),
+                    "{what}: fresh seek to {t}"
+                );
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();

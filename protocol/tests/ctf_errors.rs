@@ -1083,9 +1083,12 @@ fn check_lenient(dir: &Path, error: &str, want: &[(String, i64)], warning: &str)
     }
 }
 
-/// babeltrace2's events (name, clock value, CPU) of a trace, and whether
-/// it ended in an error; `None` when babeltrace2 is not installed.
-fn babeltrace2(dir: &Path) -> Option<(Vec<(String, i64, u32)>, bool)> {
+/// Events as (name, clock value, CPU).
+type Events = Vec<(String, i64, u32)>;
+
+/// babeltrace2's events of a trace, and whether it ended in an error;
+/// `None` when babeltrace2 is not installed.
+fn babeltrace2(dir: &Path) -> Option<(Events, bool)> {
     let out = Command::new("babeltrace2")
         .arg(dir)
         .arg("--clock-cycles")
@@ -1111,7 +1114,7 @@ fn babeltrace2(dir: &Path) -> Option<(Vec<(String, i64, u32)>, bool)> {
 }
 
 /// `run`'s events on `cpu`, as babeltrace2's.
-fn on_cpu(run: &Run, cpu: u32) -> Vec<(String, i64, u32)> {
+fn on_cpu(run: &Run, cpu: u32) -> Events {
     run.events()
         .iter()
         .filter(|e| e["cpu"] == cpu)
@@ -1183,6 +1186,9 @@ fn lenient_reads_a_stream_without_packet_sizes_cut_in_an_event() {
     let fourth = PACKET_HEADER_BYTES + 3 * 14;
     let cut = fourth + 2 + 6;
     let (dir, file) = two_streams("lenient-no-sizes", &text, &s[..cut]);
+    // Its packets have no sizes either: one packet, the whole file.
+    let other = [tick(150, 10), tick(450, 11), tick(800, 12), tick(950, 13)];
+    dir.write("stream_1", packet(&other, 0, 1));
     // The event (at its start) or its timestamp runs past the end.
     let line =
         dump(dir.path()).assert_error(&format!("{}: byte ", file.display()), &["past the end"]);
@@ -1225,7 +1231,7 @@ fn lenient_reads_a_stream_up_to_a_corrupt_event() {
     s.extend_from_slice(&c);
     let (dir, file) = two_streams("lenient-event", METADATA, &s);
     let bad = a.len() + PACKET_HEADER_BYTES + 14;
-    let error = format!("{}unknown event id 9", at_byte(&file, bad));
+    let error = format!("{}unknown event id 9 in stream 0", at_byte(&file, bad));
     let warning = format!(
         "{error}; --lenient: kept the events before, skipped the rest of this stream ({} bytes, 2 packets)",
         s.len() - bad
