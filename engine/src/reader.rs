@@ -21,7 +21,9 @@ pub enum AnyReader {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OpenOptions {
     /// Skip malformed rows of a text trace (BTF), counted in the warnings,
-    /// instead of stopping at the first.
+    /// instead of stopping at the first; end a CTF stream at damage (a file
+    /// cut short, a packet or event that does not decode) with a warning,
+    /// keeping the events before it and the other streams.
     pub lenient: bool,
     /// Threads framing CTF packets (`None`: one per core, or one for a
     /// trace under `SMALL_TRACE` bytes; see `CtfReader::with_jobs`).
@@ -45,7 +47,7 @@ impl OpenOptions {
 
     fn ctf(&self, reader: CtfReader) -> CtfReader {
         let jobs = self.jobs_for(reader.progress().1);
-        reader.with_jobs(jobs)
+        reader.lenient(self.lenient).with_jobs(jobs)
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::error::CtfError;
 use super::parallel::Pool;
-use super::stream::{EventRef, StreamFile};
+use super::stream::{Damage, EventRef, StreamFile};
 use super::trace::{find_traces, CtfTrace};
 
 /// What went wrong without stopping the read.
@@ -25,6 +25,8 @@ pub struct Warnings {
     pub first_backwards: Option<(PathBuf, i64)>,
     /// Metadata oddities read past (e.g. an ignored clock offset), with the trace.
     pub metadata: Vec<(PathBuf, String)>,
+    /// Streams that ended at damage, read with `--lenient`.
+    pub damaged: Vec<Damage>,
 }
 
 pub struct CtfReader {
@@ -70,6 +72,17 @@ impl CtfReader {
             last_ts: i64::MIN,
             warnings: Warnings::default(),
         })
+    }
+
+    /// With `on` (`--lenient`), a stream that cannot be read to its end
+    /// (cut short, a packet or event that does not decode) ends there with a
+    /// warning (`Warnings::damaged`) while the other streams go on; without,
+    /// that is an error.
+    pub fn lenient(mut self, on: bool) -> CtfReader {
+        for s in &mut self.streams {
+            s.set_lenient(on);
+        }
+        self
     }
 
     /// Frames packets on `jobs` threads (when above 1) while this one
@@ -133,6 +146,11 @@ impl CtfReader {
             .traces
             .iter()
             .flat_map(|t| t.layout.warnings.iter().map(|m| (t.dir.clone(), m.clone())))
+            .collect();
+        w.damaged = self
+            .streams
+            .iter()
+            .filter_map(|s| s.damage().cloned())
             .collect();
         w
     }
@@ -277,6 +295,7 @@ impl crate::event::EventSource for CtfReader {
             .iter()
             .map(|(trace, m)| format!("{}: {m}", trace.display()))
             .collect();
+        out.extend(w.damaged.iter().map(Damage::to_string));
         if w.discarded_events > 0 {
             out.push(format!(
                 "the tracer discarded {} events (ring buffer full)",

@@ -14,6 +14,7 @@ mod header;
 pub mod layout;
 mod merge;
 pub mod metadata;
+mod pages;
 mod parallel;
 mod stream;
 #[cfg(any(test, feature = "synth"))]
@@ -24,5 +25,5 @@ pub mod writer;
 
 pub use error::CtfError;
 pub use merge::{CtfReader, Warnings};
-pub use stream::{EventRef, PacketInfo, StreamFile};
+pub use stream::{Damage, EventRef, PacketInfo, StreamFile};
 pub use trace::{find_traces, CtfTrace};

@@ -83,6 +83,8 @@ enum State {
     Claimed,
     Done(FramedPacket),
     Taken,
+    /// Claimed, and its stream ended at damage (`--lenient`): dropped when framed.
+    Abandoned,
 }
 
 struct Board {
@@ -191,21 +193,33 @@ impl Pool {
                             .unwrap_or_else(|p| p.into_inner()),
                     };
                 }
-                State::Taken => unreachable!("a job is taken once, by its stream"),
+                State::Taken | State::Abandoned => {
+                    unreachable!("a job is taken once, by its stream")
+                }
             }
         }
     }
 }
 
 impl Pool {
-    /// Gives back the events of a packet taken earlier, once read.
-    pub fn give_back(&self, mut events: Vec<Framed>) {
-        events.clear();
-        let mut spare = self.shared.spare.lock().unwrap_or_else(|p| p.into_inner());
-        // At most one per packet that may be framed ahead, and the one being read.
-        if spare.len() <= self.shared.window && events.capacity() > 0 {
-            spare.push(events);
+    /// Jobs `jobs` will not be taken: their stream ended at damage
+    /// (`--lenient`). Dropped now (or, when a worker is at one, once it is
+    /// framed), so that they hold no room in the window and no memory.
+    pub fn abandon(&self, jobs: impl IntoIterator<Item = usize>) {
+        let mut board = self.shared.board();
+        for k in jobs {
+            match std::mem::replace(&mut board.states[k], State::Taken) {
+                State::Done(p) => self.shared.drop_framed(&mut board, k, p),
+                State::Claimed => board.states[k] = State::Abandoned,
+                _ => {}
+            }
         }
+        self.shared.changed.notify_all();
+    }
+
+    /// Gives back the events of a packet taken earlier, once read.
+    pub fn give_back(&self, events: Vec<Framed>) {
+        self.shared.keep_buffer(events);
     }
 }
 
@@ -235,7 +249,7 @@ impl Shared {
     fn release_queued(&self) {
         let all = std::mem::take(&mut *self.lock_releases());
         for (m, r) in all {
-            super::stream::release_pages(&m, r);
+            super::pages::release_pages(&m, r);
         }
     }
 
@@ -268,6 +282,15 @@ impl Shared {
         }));
         let mut board = self.board();
         let done = framed.is_ok();
+        if matches!(board.states[k], State::Abandoned) {
+            board.states[k] = State::Taken;
+            match framed {
+                Ok(p) => self.drop_framed(&mut board, k, p),
+                Err(_) => board.ahead -= 1,
+            }
+            self.changed.notify_all();
+            return done;
+        }
         board.states[k] = match framed {
             Ok(p) => State::Done(p),
             // A bug, not bad data: give the packet back so that the reading
@@ -280,6 +303,26 @@ impl Shared {
         };
         self.changed.notify_all();
         done
+    }
+
+    /// Drops job `k`'s framed packet, which no stream will take: its room
+    /// in the window, its buffer (kept for the next packets) and its pages.
+    fn drop_framed(&self, board: &mut Board, k: usize, p: FramedPacket) {
+        board.ahead -= 1;
+        self.keep_buffer(p.events);
+        let job = &self.jobs[k];
+        self.lock_releases()
+            .push((Arc::clone(&job.map), job.data.clone()));
+    }
+
+    /// Keeps an event buffer done with, for the next packets.
+    fn keep_buffer(&self, mut events: Vec<Framed>) {
+        events.clear();
+        let mut spare = self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        // At most one per packet that may be framed ahead, and the one being read.
+        if spare.len() <= self.window && events.capacity() > 0 {
+            spare.push(events);
+        }
     }
 
     fn buffer(&self) -> Vec<Framed> {

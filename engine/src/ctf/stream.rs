@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use memmap2::{Advice, Mmap, UncheckedAdvice};
+use memmap2::{Advice, Mmap};
 
 use crate::value::{Scalar, Sink};
 
@@ -21,8 +21,12 @@ use super::decode::{self, Cursor, DecodeError, State};
 use super::error::CtfError;
 use super::frame::{self, Framed};
 use super::layout::{EventClass, Layout, StreamClass};
+use super::pages::{release_pages, Skim};
 use super::parallel::{Job, Pool};
 use super::types::FieldType;
+
+mod damage;
+pub use damage::Damage;
 
 const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
 
@@ -79,6 +83,11 @@ pub struct StreamFile {
     feed: Option<Feed>,
     /// Highest `events_discarded` seen: the counter is cumulative per stream.
     pub discarded: u64,
+    /// `--lenient`: damage ends the stream instead of the read (`damage.rs`).
+    lenient: bool,
+    /// Ended at `damage` (until a seek).
+    ended: bool,
+    damage: Option<Damage>,
 }
 
 /// Which layout scope a value came from, so the caller can find fields by name.
@@ -155,6 +164,9 @@ impl StreamFile {
             in_packet: false,
             feed: None,
             discarded: 0,
+            lenient: false,
+            ended: false,
+            damage: None,
         })
     }
 
@@ -173,6 +185,12 @@ impl StreamFile {
 
     pub fn packet(&self) -> &PacketInfo {
         &self.packet
+    }
+
+    /// With `on`, damage ends this stream with a warning instead of the
+    /// read with an error (`damage.rs`).
+    pub(super) fn set_lenient(&mut self, on: bool) {
+        self.lenient = on;
     }
 
     pub(super) fn stream_class(&self) -> &StreamClass {
@@ -284,11 +302,21 @@ impl StreamFile {
         // After a seek the stream frames its packets itself.
         self.feed = None;
         self.next_packet = 0;
+        self.ended = false;
         let mut skim = Skim::default();
         while self.next_packet < self.file_len {
             let offset = self.next_packet;
+            // Past damage met before, the stream ends as it did then (an
+            // event's damage is not seen when its packet is skipped whole).
+            if self.damage.as_ref().is_some_and(|d| offset > d.packet) {
+                self.end();
+                return Ok(false);
+            }
             skim.passed(self.map.as_deref(), offset as usize);
-            let (info, _) = self.load_packet_header(offset)?;
+            let (info, _) = match self.load_packet_header(offset) {
+                Ok(r) => r,
+                Err(e) => return self.damaged(e),
+            };
             let ends_before = match (info.ts_end, self.layout.streams[info.stream].clock) {
                 (Some(end), Some(c)) => self.layout.clocks[c].ns_from_origin(end) < ns,
                 (Some(end), None) => (end as i64) < ns,
@@ -420,9 +448,20 @@ impl StreamFile {
     }
 
     /// Frames the next events once the batch is used up: an error met while
-    /// framing comes out here, after the events before it.
+    /// framing comes out here, after the events before it (with `--lenient`,
+    /// the end of the stream).
     #[inline(never)]
     fn refill(&mut self) -> Result<bool, CtfError> {
+        if self.ended {
+            return Ok(false);
+        }
+        match self.frame_next() {
+            Err(e) => self.damaged(e),
+            more => more,
+        }
+    }
+
+    fn frame_next(&mut self) -> Result<bool, CtfError> {
         if let Some(e) = &self.pending {
             return Err(self.decode_error(e.clone()));
         }
@@ -582,56 +621,6 @@ impl StreamFile {
             class,
             current: c,
         })
-    }
-}
-
-/// Gives back the pages of `range` of `map`, bytes of a finished packet:
-/// they stay in the page cache, but no longer count in this process's
-/// memory. Packets of a stream finish in file order, so the page shared with
-/// the packet before goes too, and the one shared with the next is kept.
-/// (Keeping both leaked a page per packet: 24 MB over the 6,100 unaligned
-/// packets of a 1.6 GB capture.)
-pub(super) fn release_pages(map: &Mmap, range: Range<usize>) {
-    const PAGE: usize = 4096;
-    let start = range.start / PAGE * PAGE;
-    let end = range.end / PAGE * PAGE;
-    if end > start {
-        // SAFETY: DONTNEED on a read-only private file mapping drops
-        // resident pages; reading them again refaults them from the file.
-        // Nothing borrows these bytes any more: a finished packet, or
-        // headers already read.
-        unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, start, end - start) }.ok();
-    }
-}
-
-/// Gives back, as a pass over packet headers goes (a scan for `--jobs`, a
-/// seek), the pages that reading the headers mapped: the kernel maps up to
-/// 64 KiB around each page fault, so with small packets a pass over a large
-/// trace would otherwise keep a share of the whole file resident until
-/// its packets were read (a quarter of a 1.6 GB capture, seen).
-#[derive(Default)]
-struct Skim {
-    /// Bytes before this are given back.
-    released: usize,
-}
-
-impl Skim {
-    /// Bytes of the pass given back at once: few system calls, little kept.
-    const STEP: usize = 8 << 20;
-
-    /// The pass has read everything before byte `to` that it will read.
-    fn passed(&mut self, map: Option<&Mmap>, to: usize) {
-        if to - self.released >= Self::STEP {
-            self.passed_all(map, to);
-        }
-    }
-
-    /// The same, and give back now what is left.
-    fn passed_all(&mut self, map: Option<&Mmap>, to: usize) {
-        if let Some(map) = map {
-            release_pages(map, self.released..to);
-        }
-        self.released = to;
     }
 }
 

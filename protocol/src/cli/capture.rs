@@ -47,7 +47,8 @@ struct TracefsArgs {
     /// Record for this many seconds (without COMMAND).
     #[arg(long, conflicts_with = "command")]
     duration: Option<f64>,
-    /// Where tracefs is mounted.
+    /// Where tracefs is mounted. When it is not, it is mounted there (or
+    /// debugfs beside it, in `debug`) for the capture and unmounted after.
     #[arg(long, default_value = tracefs::DEFAULT_ROOT)]
     tracefs: PathBuf,
     /// The program to record, and its arguments.

@@ -6,6 +6,7 @@
 
 pub mod convert;
 pub mod format;
+pub mod mount;
 pub mod page;
 pub mod select;
 mod session;
@@ -52,7 +53,7 @@ impl CaptureError {
 
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Where tracefs is mounted.
+    /// Where tracefs is mounted, or is to be (`mount::find`).
     pub root: PathBuf,
     pub events: Vec<Wanted>,
     /// Ring-buffer size per CPU.
@@ -121,9 +122,11 @@ struct CpuPipe {
 
 /// Records the events of `opts` until `control` says stop, then writes the
 /// CTF trace. The tracefs instance is gone when this returns, whatever it
-/// returns.
+/// returns, and so is a tracefs mounted for it.
 pub fn capture(opts: &Options, control: &mut dyn Control) -> Result<Report, CaptureError> {
-    let instance = Instance::create(&opts.root)?;
+    // Declared before the instance: unmounted after it is removed.
+    let tracefs = mount::find(&opts.root, &mount::System)?;
+    let instance = Instance::create(tracefs.root())?;
     let mut report = Report::default();
     instance.write("tracing_on", "0")?;
     // CLOCK_MONOTONIC: comparable with what programs measure themselves.
@@ -268,6 +271,7 @@ pub fn capture(opts: &Options, control: &mut dyn Control) -> Result<Report, Capt
         .collect();
     drop(pipes);
     drop(instance);
+    drop(tracefs);
     let summary = writer.finish()?;
     report.events = summary.events;
     report.lost = summary.discarded;

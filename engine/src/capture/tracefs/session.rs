@@ -14,19 +14,11 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// Creates the instance under the tracefs mounted at `root`.
+    /// Creates the instance under the tracefs at `root` (`mount::find`).
     pub fn create(root: &Path) -> Result<Instance, CaptureError> {
-        let instances = root.join("instances");
-        if !instances.is_dir() {
-            return Err(CaptureError::tracefs(
-                root,
-                format!(
-                    "no tracefs here (no `instances` directory); as root: mount -t tracefs nodev {}",
-                    root.display()
-                ),
-            ));
-        }
-        let dir = instances.join(format!("sextant-{}", std::process::id()));
+        let dir = root
+            .join("instances")
+            .join(format!("sextant-{}", std::process::id()));
         match std::fs::create_dir(&dir) {
             Ok(()) => Ok(Instance { dir }),
             Err(e) if e.kind() == ErrorKind::PermissionDenied => Err(CaptureError::tracefs(
