@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use sextant_engine::analysis::discovery::{mine, Collector, Params, Sequences, Threshold};
+use sextant_engine::analysis::discovery::{mine, Budget, Collector, Params, Sequences, Threshold};
 use sextant_engine::analysis::model::ThreadFilter;
 use sextant_engine::run::{Pass, Work};
 
@@ -196,10 +196,10 @@ fn main() {
 
 /// Mines a few times; prints the least time and what was found.
 fn measure(seqs: &Sequences, min: u32, start: Option<&str>, within_job: bool) {
-    let params = Params {
+    let mut params = Params {
         threshold: Threshold::MinSupport(min),
         start_events: start.into_iter().map(String::from).collect(),
-        time_limit: Some(TIME_LIMIT),
+        budget: Budget::unlimited(),
         within_job,
     };
     let mut best = Duration::MAX;
@@ -209,11 +209,15 @@ fn measure(seqs: &Sequences, min: u32, start: Option<&str>, within_job: bool) {
         let base = CURRENT.load(Relaxed);
         PEAK.store(base, Relaxed);
         let t = Instant::now();
-        let mined = mine(seqs, &params);
+        params.budget = Budget::new(Some(TIME_LIMIT));
+        let mined = mine(seqs, &params, &|_| {});
         best = best.min(t.elapsed());
         let peak = PEAK.load(Relaxed) - base;
         runs += 1;
-        if runs >= 5 || (runs >= 2 && started.elapsed() > Duration::from_secs(2)) || mined.partial {
+        if runs >= 5
+            || (runs >= 2 && started.elapsed() > Duration::from_secs(2))
+            || mined.cut.is_some()
+        {
             break (mined, peak);
         }
     };
@@ -232,6 +236,6 @@ fn measure(seqs: &Sequences, min: u32, start: Option<&str>, within_job: bool) {
         mined.patterns.len(),
         mined.evaluated,
         peak as f64 / 1e6,
-        mined.partial
+        mined.cut.is_some()
     );
 }

@@ -1,21 +1,24 @@
 //! `sextant discover`: frequent event patterns of chosen threads (MANEPI):
 //! the distinct ones, ranked by coverage and capped (`--limit`), or every
 //! maximal one (`--all`); or one as an execution model for `sextant analyze`.
+//! `--time-limit` bounds the whole (reading, mining, merging: `Budget`);
+//! each step shows its progress on a terminal.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use serde_json::json;
 use sextant_engine::analysis::discovery::{
-    self, Collector, Distinct, Mined, Params, Pattern, Sequences, Threshold,
+    self, Budget, Collector, Cut, Distinct, Mined, Params, Pattern, Sequences, Threshold,
 };
 use sextant_engine::analysis::model::ThreadFilter;
 use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::Pass;
+use sextant_engine::run::{Pass, Work};
 use sextant_engine::store::sequences::{self, Key};
 use sextant_engine::store::{Places, TraceStore};
 
@@ -67,7 +70,9 @@ pub struct Request {
     /// Events of the chosen threads recorded at most (4 bytes each).
     #[arg(long, default_value_t = 1_000_000)]
     pub max_events: usize,
-    /// Stop searching after MS milliseconds and show what was found (partial).
+    /// Answer within MS milliseconds: reading, mining and merging stop when
+    /// the time is up and what was done is shown, marked partial with what
+    /// was cut.
     #[arg(long, value_name = "MS")]
     pub time_limit: Option<u64>,
     #[arg(long, value_enum)]
@@ -99,6 +104,8 @@ const DEFAULT_TOP_ELEMENTS: usize = 10;
 const DEFAULT_LIMIT: usize = 10;
 
 pub fn run(req: Request) -> anyhow::Result<()> {
+    // From the start: the limit bounds the whole command.
+    let budget = Budget::new(req.time_limit.map(Duration::from_millis));
     let filter = filter(&req)?;
     let params = Params {
         threshold: match (req.min_support, req.top_elements) {
@@ -110,10 +117,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             .iter()
             .map(|s| canonical_event(s).into_owned())
             .collect(),
-        time_limit: req.time_limit.map(Duration::from_millis),
+        budget,
         within_job: req.within_job,
     };
-    let (seqs, warnings) = collect(&req, &filter)?;
+    let (seqs, warnings, read_cut) = collect(&req, &filter, &budget)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -124,19 +131,33 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         );
     }
     if seqs.threads.is_empty() {
+        if let Some(cut) = read_cut {
+            bail!(
+                "no event of the chosen threads in what the time limit left to read of {} ({cut})",
+                req.trace.display()
+            );
+        }
         bail!("no event of the chosen threads in {}", req.trace.display());
     }
-    let mined = discovery::mine(&seqs, &params);
-    if mined.partial {
-        eprintln!(
-            "sextant: warning: time limit reached: the patterns found so far are shown (partial)"
-        );
-    }
-    let shown = if req.all {
-        Shown::All(&mined.patterns)
+    let mined = progress::shown("mining", |work| {
+        discovery::mine(&seqs, &params, work.progress)
+    });
+    let (shown, merge_cut) = if req.all {
+        (Shown::All(&mined.patterns), None)
     } else {
-        Shown::Distinct(discovery::distinct(&mined.patterns, seqs.events()))
+        let (d, cut) = progress::shown("merging", |work| {
+            let supports = discovery::Supports::new(&seqs, params.within_job);
+            discovery::distinct(&mined.patterns, &supports, &budget, work.progress)
+        });
+        (Shown::Distinct(d), cut)
     };
+    let cuts: Vec<Cut> = [read_cut, mined.cut, merge_cut]
+        .into_iter()
+        .flatten()
+        .collect();
+    for cut in &cuts {
+        eprintln!("sextant: warning: time limit reached (partial answer): {cut}");
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if req.emit_model {
@@ -149,8 +170,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         });
         let limit = if req.all { usize::MAX } else { req.limit };
         match format {
-            Format::Json => write_json(&mut out, &mined, &shown, limit, &seqs)?,
-            Format::Table => write_table(&mut out, &mined, &shown, limit, &seqs)?,
+            Format::Json => write_json(&mut out, &mined, &shown, limit, &seqs, &cuts)?,
+            Format::Table => write_table(&mut out, &mined, &shown, limit, &seqs, &cuts)?,
         }
     }
     out.flush().context("writing to standard output")
@@ -158,8 +179,13 @@ pub fn run(req: Request) -> anyhow::Result<()> {
 
 /// The chosen threads' event sequences: from the trace's store when it
 /// keeps them for these threads, cap and options, else read in one pass and
-/// kept there (store problems are warnings, never failures).
-fn collect(req: &Request, filter: &ThreadFilter) -> anyhow::Result<(Sequences, Vec<String>)> {
+/// kept there (store problems are warnings, never failures); and where the
+/// time limit stopped the reading (those are not kept).
+fn collect(
+    req: &Request,
+    filter: &ThreadFilter,
+    budget: &Budget,
+) -> anyhow::Result<(Sequences, Vec<String>, Option<Cut>)> {
     let key = Key::new(filter, req.max_events, req.lenient);
     let store = if req.no_store {
         None
@@ -168,7 +194,7 @@ fn collect(req: &Request, filter: &ThreadFilter) -> anyhow::Result<(Sequences, V
     };
     if let Some(store) = &store {
         match sequences::load(store, &key) {
-            Ok(Some(found)) => return Ok(found),
+            Ok(Some((seqs, warnings))) => return Ok((seqs, warnings, None)),
             Ok(None) => {}
             Err(e) => eprintln!("sextant: warning: stored sequences not used: {e}"),
         }
@@ -178,19 +204,34 @@ fn collect(req: &Request, filter: &ThreadFilter) -> anyhow::Result<(Sequences, V
         lenient: req.lenient,
         ..OpenOptions::default()
     };
+    let mut stop = budget.tap();
+    let reached = AtomicU8::new(0);
     let warnings = progress::shown("reading", |work| {
+        let progress = |p: u8| {
+            reached.store(p, Ordering::Relaxed);
+            (work.progress)(p)
+        };
+        let work = Work {
+            progress: &progress,
+            cancel: work.cancel,
+        };
         Pass::new(&mut [&mut collector])
             .options(options)
-            .read(&req.trace, work)
+            .tap(&mut stop)
+            .read(&req.trace, &work)
     })?
     .warnings;
     let seqs = collector.into_sequences();
+    if stop.stopped() {
+        let percent = reached.load(Ordering::Relaxed);
+        return Ok((seqs, warnings, Some(Cut::Reading { percent })));
+    }
     if let Some(store) = &store {
         if let Err(e) = sequences::save(store, &key, &seqs, &warnings) {
             eprintln!("sextant: warning: the sequences could not be stored: {e}");
         }
     }
-    Ok((seqs, warnings))
+    Ok((seqs, warnings, None))
 }
 
 /// What is listed: the distinct patterns, or every maximal one (`--all`).
@@ -221,7 +262,8 @@ impl Shown<'_> {
             Shown::Distinct(d) => {
                 let d = &d[i];
                 json!({"events": d.pattern.events, "support": d.pattern.support,
-                       "coverage": d.coverage, "rotations": d.rotations, "variants": d.variants})
+                       "coverage": d.coverage, "rotations": d.rotations, "variants": d.variants,
+                       "similar": d.similar})
             }
             Shown::All(p) => json!({"events": p[i].events, "support": p[i].support}),
         }
@@ -258,6 +300,7 @@ fn write_json(
     shown: &Shown,
     limit: usize,
     seqs: &Sequences,
+    cuts: &[Cut],
 ) -> anyhow::Result<()> {
     let n = shown.len().min(limit);
     let patterns: Vec<_> = (0..n).map(|i| shown.json(i)).collect();
@@ -265,7 +308,8 @@ fn write_json(
         "patterns": patterns,
         "more": shown.len() - n,
         "maximal": mined.patterns.len(),
-        "partial": mined.partial,
+        "partial": !cuts.is_empty(),
+        "cut": cuts.iter().map(Cut::to_string).collect::<Vec<_>>(),
         "min_support": mined.min_support,
         "events": seqs.events(),
         "threads": seqs.threads.iter().map(|(tid, _)| tid).collect::<Vec<_>>(),
@@ -281,10 +325,11 @@ fn write_table(
     shown: &Shown,
     limit: usize,
     seqs: &Sequences,
+    cuts: &[Cut],
 ) -> anyhow::Result<()> {
     let what = match shown {
         Shown::Distinct(_) => format!(
-            "{} distinct patterns ({} maximal: rotations and readings across periods merged)",
+            "{} distinct patterns ({} maximal: rotations, readings across periods and near-identical ones merged)",
             shown.len(),
             mined.patterns.len()
         ),
@@ -293,16 +338,19 @@ fn write_table(
     writeln!(
         out,
         "{what}{} at support >= {} ({} event types admitted) in {} events of {} thread(s)",
-        if mined.partial {
-            " (partial: time limit)"
-        } else {
+        if cuts.is_empty() {
             ""
+        } else {
+            " (partial: time limit)"
         },
         mined.min_support,
         mined.admitted,
         seqs.events(),
         seqs.threads.len()
     )?;
+    for cut in cuts {
+        writeln!(out, "  cut: {cut}")?;
+    }
     if shown.len() == 0 {
         return Ok(());
     }
@@ -329,7 +377,7 @@ fn write_table(
                     d.coverage * 100.0,
                     d.pattern.support,
                     d.pattern.events.len(),
-                    d.rotations + d.variants,
+                    d.rotations + d.variants + d.similar,
                     d.pattern.events.join(" > ")
                 )?
             }

@@ -11,6 +11,11 @@
 
 use std::cmp::Ordering;
 
+use super::budget::Budget;
+
+/// Episodes tested for maximality between two looks at the clock.
+const TESTS_PER_CHECK: usize = 1024;
+
 /// Frequent episodes of dense type ids: node 0 is the empty episode, each
 /// node's children (its frequent extensions by one type) are contiguous and
 /// ascend by type.
@@ -122,14 +127,28 @@ impl Ends {
         (&self.elems[it.from..it.to], it.support, it.span)
     }
 
+    /// Episodes the search ended on.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
     /// Indices of the maximal episodes, best first: higher support, then
-    /// longer, then smaller span, then by ids.
-    pub fn maximal_ranked(&self, tree: &Tree) -> Vec<usize> {
-        let mut out: Vec<usize> = (0..self.items.len())
-            .filter(|&i| !tree.extensible(self.get(i).0))
-            .collect();
+    /// longer, then smaller span, then by ids; and how many episodes were
+    /// tested (all, unless `budget` was spent first: those are left out).
+    pub fn maximal_ranked(&self, tree: &Tree, budget: &Budget) -> (Vec<usize>, usize) {
+        let mut out = Vec::new();
+        let mut checked = 0;
+        while checked < self.items.len() {
+            if checked.is_multiple_of(TESTS_PER_CHECK) && budget.spent() {
+                break;
+            }
+            if !tree.extensible(self.get(checked).0) {
+                out.push(checked);
+            }
+            checked += 1;
+        }
         out.sort_by(|&a, &b| self.rank(a, b));
-        out
+        (out, checked)
     }
 
     fn rank(&self, a: usize, b: usize) -> Ordering {

@@ -15,12 +15,13 @@
 //! greedy count are computed in one branch-light pass into per-depth buffers.
 //!
 //! Growth of `γ·x` only tries the `e` for which `γ·e` is frequent: `γ·e` is a
-//! subsequence of `γ·x·e`, so it is at least as frequent.
+//! subsequence of `γ·x·e`, so it is at least as frequent; and only those
+//! that keep the episode admissible (`pairs`: no exit before its entry).
 
-use std::time::{Duration, Instant};
-
+use super::budget::{Budget, Cut};
 use super::collect::Sequences;
 use super::maximal::{Ends, Tree};
+use super::pairs::{Context, Pairs};
 
 /// How frequent an episode must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,10 +39,10 @@ pub struct Params {
     /// Canonical names: every episode starts with one of them (with any
     /// event when empty).
     pub start_events: Vec<String>,
-    /// The search stops after this long, keeping what it found (`partial`):
+    /// The search stops when it is spent, keeping what it found (`cut`):
     /// maximal among the episodes found, which a complete search might
     /// show to be part of longer ones.
-    pub time_limit: Option<Duration>,
+    pub budget: Budget,
     /// One occurrence per job (an adaptation, off by default): an occurrence
     /// may not contain a second event of the episode's first type after its
     /// start, so that it lies within one job of a periodic task. MANEPI's
@@ -71,8 +72,8 @@ pub struct Mined {
     pub min_support: u32,
     /// Event types frequent enough to be part of an episode.
     pub admitted: usize,
-    /// The time limit stopped the search.
-    pub partial: bool,
+    /// What the time limit cut short (the search, or the maximality test).
+    pub cut: Option<Cut>,
     /// Candidate episodes whose support was computed.
     pub evaluated: u64,
 }
@@ -167,13 +168,19 @@ impl Next for Scan<'_> {
     }
 }
 
-pub fn mine(seqs: &Sequences, params: &Params) -> Mined {
-    mine_with(seqs, params, NEXT_TABLE_MAX)
+/// MANEPI over `seqs`; `progress` is told the per cent of the search done
+/// (of the start events grown).
+pub fn mine(seqs: &Sequences, params: &Params, progress: &dyn Fn(u8)) -> Mined {
+    mine_with(seqs, params, NEXT_TABLE_MAX, progress)
 }
 
 /// `mine`, with a next-occurrence table of at most `table_max` entries.
-pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> Mined {
-    let started = Instant::now();
+pub(super) fn mine_with(
+    seqs: &Sequences,
+    params: &Params,
+    table_max: usize,
+    progress: &dyn Fn(u8),
+) -> Mined {
     let mut counts = vec![0u32; seqs.names.len()];
     for (_, s) in &seqs.threads {
         for &t in s {
@@ -192,11 +199,18 @@ pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> 
             })
             .collect()
     };
+    let pairs = Pairs::new(
+        index
+            .type_of
+            .iter()
+            .map(|&t| seqs.names[t as usize].as_str()),
+    );
     let mut search = Search {
         index: &index,
+        pairs: &pairs,
         min,
         within_job: params.within_job,
-        deadline: params.time_limit.map(|l| started + l),
+        budget: params.budget,
         levels: Vec::new(),
         tree: Tree::new(),
         ends: Ends::default(),
@@ -206,7 +220,8 @@ pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> 
     };
     let all: Vec<u32> = (0..index.type_of.len() as u32).collect();
     let first = search.tree.add_children(0, roots.iter().copied());
-    for (node, &r) in (first..).zip(&roots) {
+    for (i, (node, &r)) in (first..).zip(&roots).enumerate() {
+        progress((i * 100 / roots.len()) as u8);
         let mo: Vec<Occ> = index.pos[r as usize].iter().map(|&p| (p, p)).collect();
         let n = mo.len() as u32;
         search.episode.push(r);
@@ -216,9 +231,18 @@ pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> 
             break;
         }
     }
-    let patterns = search
-        .ends
-        .maximal_ranked(&search.tree)
+    let (maximal, checked) = search.ends.maximal_ranked(&search.tree, &params.budget);
+    let cut = if search.stopped {
+        Some(Cut::Mining)
+    } else if checked < search.ends.len() {
+        Some(Cut::Maximality {
+            checked,
+            of: search.ends.len(),
+        })
+    } else {
+        None
+    };
+    let patterns = maximal
         .into_iter()
         .map(|i| {
             let (episode, support, span) = search.ends.get(i);
@@ -236,8 +260,70 @@ pub(super) fn mine_with(seqs: &Sequences, params: &Params, table_max: usize) -> 
         patterns,
         min_support: min,
         admitted: index.type_of.len(),
-        partial: search.stopped,
+        cut,
         evaluated: search.evaluated,
+    }
+}
+
+/// The support of any episode over the sequences, frequent or not: for
+/// `distinct`, which shows a job's reading of a pattern (a rotation of it)
+/// that the search may not have reported (e.g. one period short of the
+/// threshold: the job cut at the trace's end).
+pub struct Supports {
+    index: Index,
+    /// Canonical name to dense id.
+    ids: std::collections::HashMap<String, u32>,
+    within_job: bool,
+    events: usize,
+}
+
+impl Supports {
+    /// Over `seqs`, counting occurrences as `mine` does with `within_job`.
+    pub fn new(seqs: &Sequences, within_job: bool) -> Supports {
+        let mut counts = vec![0u32; seqs.names.len()];
+        for (_, s) in &seqs.threads {
+            for &t in s {
+                counts[t as usize] += 1;
+            }
+        }
+        // Positions only: one episode at a time does not pay for a table.
+        let index = build_index(seqs, &counts, 1, 0);
+        let ids = index
+            .type_of
+            .iter()
+            .enumerate()
+            .map(|(d, &t)| (seqs.names[t as usize].clone(), d as u32))
+            .collect();
+        Supports {
+            index,
+            ids,
+            within_job,
+            events: seqs.events(),
+        }
+    }
+
+    /// Events of the sequences, over all threads.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// Support and span of `events` (`None` when one never occurs).
+    pub fn of(&self, events: &[String]) -> Option<(u32, u64)> {
+        let ids: Vec<u32> = events
+            .iter()
+            .map(|e| self.ids.get(e).copied())
+            .collect::<Option<_>>()?;
+        let (&a, rest) = ids.split_first()?;
+        let mut mo: Vec<Occ> = self.index.pos[a as usize].iter().map(|&p| (p, p)).collect();
+        let mut found = (mo.len() as u32, mo.len() as u64);
+        let mut next = Vec::new();
+        for &e in rest {
+            next.clear();
+            let first = self.within_job.then(|| self.index.scan(a));
+            found = extend(&mo, self.index.scan(e), first, 0, &mut next)?;
+            std::mem::swap(&mut mo, &mut next);
+        }
+        Some(found)
     }
 }
 
@@ -317,9 +403,10 @@ fn build_index(seqs: &Sequences, counts: &[u32], min: u32, table_max: usize) -> 
 /// The depth-first search, with its reused buffers.
 struct Search<'a> {
     index: &'a Index,
+    pairs: &'a Pairs,
     min: u32,
     within_job: bool,
-    deadline: Option<Instant>,
+    budget: Budget,
     /// Minimal occurrences of the frequent children, one buffer per depth.
     levels: Vec<Vec<Occ>>,
     /// Every frequent episode found.
@@ -354,7 +441,7 @@ impl Search<'_> {
         span: u64,
         cands: &[u32],
     ) {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.budget.spent() {
             self.stopped = true;
             return;
         }
@@ -367,7 +454,8 @@ impl Search<'_> {
         let mut children = Vec::new();
         // A child has at most as many minimal occurrences as its parent.
         if mo.len() >= self.min as usize {
-            for &e in cands.iter().filter(|&&e| e != last) {
+            let admissible: Context = self.pairs.context(&self.episode);
+            for &e in cands.iter().filter(|&&e| e != last && admissible.admits(e)) {
                 self.evaluated += 1;
                 let from = buf.len();
                 let (index, min) = (self.index, self.min);
