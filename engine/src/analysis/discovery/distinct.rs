@@ -305,9 +305,7 @@ fn face(patterns: &[Pattern], members: &[usize], supports: Option<&Supports>) ->
             .cloned()
             .collect();
         // Only a job's reading is worth counting.
-        if delimiter(&events).is_none() {
-            return None;
-        }
+        delimiter(&events)?;
         let (support, span) = supports.of(&events)?;
         Some(Pattern {
             events,
