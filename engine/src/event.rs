@@ -74,6 +74,10 @@ impl ReadError {
     pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> Self {
         ReadError(Box::new(e))
     }
+
+    pub fn from_boxed(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        ReadError(e)
+    }
 }
 
 /// A reader that cannot skip to a time (e.g. text read from a pipe).

@@ -10,6 +10,7 @@ pub mod duration;
 pub mod event;
 pub mod export;
 pub mod ftrace;
+pub mod hosts;
 pub mod jsonl;
 pub mod kernel;
 pub mod reader;

@@ -9,6 +9,7 @@ use crate::btf::{looks_like_btf, BtfSource};
 use crate::ctf::CtfReader;
 use crate::event::{EventSource, ReadError};
 use crate::ftrace::FtraceReader;
+use crate::hosts::{self, HostPick};
 
 /// A reader of any supported format.
 pub enum AnyReader {
@@ -28,6 +29,8 @@ pub struct OpenOptions {
     /// Threads framing CTF packets (`None`: one per core, or one for a
     /// trace under `SMALL_TRACE` bytes; see `CtfReader::with_jobs`).
     pub jobs: Option<std::num::NonZeroUsize>,
+    /// Which host's traces to read when the path holds several machines'.
+    pub host: HostPick,
 }
 
 /// Stream bytes under which the default is one thread: starting workers and
@@ -70,16 +73,9 @@ impl AnyReader {
     }
 
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<AnyReader, ReadError> {
-        if path.is_dir() {
-            return Ok(AnyReader::Ctf(
-                options.ctf(CtfReader::open(path).map_err(ReadError::new)?),
-            ));
-        }
-        if path.file_name().is_some_and(|n| n == "metadata") {
-            let dir = path.parent().unwrap_or(Path::new("."));
-            return Ok(AnyReader::Ctf(
-                options.ctf(CtfReader::open(dir).map_err(ReadError::new)?),
-            ));
+        if let Some(root) = hosts::ctf_root(path) {
+            let reader = hosts::open_ctf(&root, options.host).map_err(ReadError::from_boxed)?;
+            return Ok(AnyReader::Ctf(options.ctf(reader)));
         }
         let mut head = [0u8; 4096];
         let n = std::fs::File::open(path)

@@ -125,6 +125,7 @@ fn read(
     let options = OpenOptions {
         lenient,
         jobs: std::num::NonZeroUsize::new(jobs),
+        ..OpenOptions::default()
     };
     AnyReader::open_with(dir, options)
         .map_err(|e| e.to_string())?

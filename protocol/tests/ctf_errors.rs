@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::TempDir;
 use serde_json::Value;
 
 /// How long `sextant dump` may run on a tiny trace before it counts as a hang.
@@ -202,35 +203,6 @@ const PACKET_A_EVENTS: [(&str, i64); 4] = [("tick", 100), ("msg", 200), ("seq", 
 
 // ---------------------------------------------------------------------------
 // Trace directories and running `sextant dump` under a watchdog.
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p =
-            std::env::temp_dir().join(format!("sextant-ctf-errors-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("creating a temp dir");
-        TempDir(p)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).expect("writing a test file");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A trace directory with `METADATA` (or `metadata`) and one stream file.
 fn trace(name: &str, metadata: &[u8], stream: &[u8]) -> (TempDir, PathBuf) {

@@ -165,26 +165,39 @@ pub fn find_in_traces_with(
     work: &Work<'_>,
     mut find: impl FnMut(&Path, &Work<'_>) -> Result<Executions, RunError>,
 ) -> Result<Merged, TraceFailure> {
-    let mut merged = ExecutionAnalysis::new(target.clone()).into_executions();
-    let mut all: Vec<(Execution, usize)> = Vec::new();
+    let mut parts = Vec::with_capacity(paths.len());
     for (trace, path) in paths.iter().enumerate() {
         let found = work
             .part(trace, paths.len(), |w| find(path, w))
             .map_err(|error| TraceFailure { trace, error })?;
-        merged.incomplete += found.incomplete;
-        all.extend(found.executions.into_iter().map(|x| (x, trace)));
+        parts.push(found);
     }
-    all.sort_by_key(|(x, _)| (x.start, x.end, x.tid));
-    let mut trace_of = Vec::with_capacity(all.len());
-    for (i, (mut x, trace)) in all.into_iter().enumerate() {
-        x.index = i;
-        merged.executions.push(x);
-        trace_of.push(trace);
+    Ok(Merged::of(target, parts))
+}
+
+impl Merged {
+    /// The executions of `target` found in several parts (traces, or the
+    /// hosts of one trace), in start order (ties by end, then thread),
+    /// numbered again; `trace_of` gives each one's part.
+    pub fn of(target: &Target, parts: Vec<Executions>) -> Merged {
+        let mut merged = ExecutionAnalysis::new(target.clone()).into_executions();
+        let mut all: Vec<(Execution, usize)> = Vec::new();
+        for (part, found) in parts.into_iter().enumerate() {
+            merged.incomplete += found.incomplete;
+            all.extend(found.executions.into_iter().map(|x| (x, part)));
+        }
+        all.sort_by_key(|(x, _)| (x.start, x.end, x.tid));
+        let mut trace_of = Vec::with_capacity(all.len());
+        for (i, (mut x, part)) in all.into_iter().enumerate() {
+            x.index = i;
+            merged.executions.push(x);
+            trace_of.push(part);
+        }
+        Merged {
+            executions: merged,
+            trace_of,
+        }
     }
-    Ok(Merged {
-        executions: merged,
-        trace_of,
-    })
 }
 
 /// An execution under way.

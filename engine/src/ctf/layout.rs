@@ -73,6 +73,9 @@ pub struct Clock {
     pub freq: u64,
     /// Offset of the clock's zero from its origin, in ns.
     pub offset_ns: i128,
+    /// The clock's identity (LTTng: the machine's boot ID), when declared:
+    /// traces whose clocks share it were recorded on one running system.
+    pub uuid: Option<String>,
 }
 
 impl Clock {
@@ -162,6 +165,7 @@ pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
                 name: c.name.clone(),
                 freq: c.freq,
                 offset_ns: seconds_ns.unwrap_or(0) + cycles_ns.unwrap_or(0),
+                uuid: c.uuid.clone(),
             }
         })
         .collect();

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::error::CtfError;
 use super::parallel::Pool;
 use super::stream::{Damage, EventRef, StreamFile};
-use super::trace::{find_traces, CtfTrace};
+use super::trace::{open_traces, CtfTrace};
 
 /// What went wrong without stopping the read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,18 +42,7 @@ pub struct CtfReader {
 impl CtfReader {
     /// Opens every trace at or under `root`.
     pub fn open(root: &Path) -> Result<CtfReader, CtfError> {
-        let dirs = find_traces(root)?;
-        if dirs.is_empty() {
-            return Err(CtfError::Trace {
-                path: root.to_path_buf(),
-                message: "no CTF trace here (no directory with a `metadata` file)".into(),
-            });
-        }
-        let traces = dirs
-            .iter()
-            .map(|d| CtfTrace::open(d))
-            .collect::<Result<Vec<_>, _>>()?;
-        CtfReader::from_traces(traces)
+        CtfReader::from_traces(open_traces(root)?)
     }
 
     pub fn from_traces(traces: Vec<CtfTrace>) -> Result<CtfReader, CtfError> {

@@ -108,3 +108,15 @@ pub fn find_traces(root: &Path) -> Result<Vec<PathBuf>, CtfError> {
     }
     Ok(out)
 }
+
+/// Every trace at or under `root`, opened; none is an error.
+pub fn open_traces(root: &Path) -> Result<Vec<CtfTrace>, CtfError> {
+    let dirs = find_traces(root)?;
+    if dirs.is_empty() {
+        return Err(CtfError::Trace {
+            path: root.to_path_buf(),
+            message: "no CTF trace here (no directory with a `metadata` file)".into(),
+        });
+    }
+    dirs.iter().map(|d| CtfTrace::open(d)).collect()
+}

@@ -5,18 +5,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde::Serialize;
-use sextant_engine::analysis::executions::{Execution, Executions, SortKey, Target};
+use sextant_engine::analysis::executions::{Execution, Executions, Merged, SortKey, Target};
 use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::analysis::model::request::{self, Request as Asked};
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::duration::human;
+use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::Ran;
 use sextant_engine::store::results::{self, StoredExecutions};
 use sextant_engine::store::{Places, TraceStore};
 
+use super::hosts::{self, HostArg, HostsOf};
 use super::progress;
 use super::AnalyzeFormat;
 
@@ -27,6 +29,8 @@ pub struct Request {
     pub trace: PathBuf,
     #[command(flatten)]
     pub what: TargetArgs,
+    #[command(flatten)]
+    pub host: HostArg,
     /// Skip malformed rows of a BTF file (counted in the warnings) instead
     /// of stopping at the first.
     #[arg(long)]
@@ -81,9 +85,14 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let options = OpenOptions {
         lenient: req.lenient,
         jobs: req.jobs,
+        ..OpenOptions::default()
     };
-    let (executions, Ran { summary, warnings }, _) =
-        find(&req.trace, options, &asked, !req.no_store)?;
+    let Found {
+        executions,
+        ran: Ran { summary, warnings },
+        hosts,
+        ..
+    } = find_each(&req.trace, options, &asked, !req.no_store, &req.host)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -95,13 +104,15 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             &executions,
             &summary,
             &warnings,
+            &hosts,
             req.sort,
             req.top,
         )?,
-        AnalyzeFormat::Csv => write_csv(&mut out, &executions, req.sort, req.top)?,
+        AnalyzeFormat::Csv => write_csv(&mut out, &executions, &hosts, req.sort, req.top)?,
         AnalyzeFormat::Table => write_table(
             &mut out,
             &executions,
+            &hosts,
             &summary,
             req.sort,
             req.top.or(Some(20)),
@@ -210,6 +221,79 @@ pub(super) fn find(
     Ok((found.executions, ran, facts))
 }
 
+/// What the first pass found, over one host or each of several.
+pub(super) struct Found {
+    pub executions: Executions,
+    pub ran: Ran,
+    /// What the trace holds (one host read from the trace, not the store).
+    pub facts: Option<TraceFacts>,
+    pub hosts: HostsOf,
+    /// How to open each host again (by position in `hosts.names`).
+    pub picks: Vec<HostPick>,
+}
+
+/// [`find`] on each host of the trace on its own (the one `--host` names,
+/// else all of them), merged in start order with each execution's host. A
+/// single host is read (and stored) as before; several are not stored,
+/// the store being kept per trace folder.
+pub(super) fn find_each(
+    trace: &Path,
+    options: OpenOptions,
+    asked: &Asked,
+    stored: bool,
+    host: &HostArg,
+) -> anyhow::Result<Found> {
+    let each = host.each(trace)?;
+    if let [(pick, _)] = each[..] {
+        let options = OpenOptions {
+            host: pick,
+            ..options
+        };
+        let (executions, ran, facts) =
+            find(trace, options, asked, stored && pick == HostPick::Sole)?;
+        return Ok(Found {
+            hosts: HostsOf {
+                names: Vec::new(),
+                of: Vec::new(),
+                origins: Vec::new(),
+            },
+            executions,
+            ran,
+            facts,
+            picks: vec![pick],
+        });
+    }
+    let (mut parts, mut summaries, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    for (pick, name) in &each {
+        let options = OpenOptions {
+            host: *pick,
+            ..options
+        };
+        let (executions, ran, _) =
+            find(trace, options, asked, false).with_context(|| format!("host {name}"))?;
+        parts.push(executions);
+        summaries.push(ran.summary);
+        warnings.extend(ran.warnings.into_iter().map(|w| format!("{name}: {w}")));
+    }
+    let names: Vec<String> = each.iter().map(|(_, n)| n.clone()).collect();
+    warnings.extend(hosts::apart(&names, &summaries));
+    let merged = Merged::of(&asked.target, parts);
+    Ok(Found {
+        executions: merged.executions,
+        ran: Ran {
+            summary: hosts::summed(&summaries),
+            warnings,
+        },
+        facts: None,
+        hosts: HostsOf {
+            names,
+            of: merged.trace_of,
+            origins: summaries.iter().map(|s| s.first_ts).collect(),
+        },
+        picks: each.into_iter().map(|(p, _)| p).collect(),
+    })
+}
+
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {
     let mut v = executions.sorted(sort);
     if let Some(n) = top {
@@ -223,6 +307,7 @@ fn write_json(
     executions: &Executions,
     summary: &PassSummary,
     warnings: &[String],
+    hosts: &HostsOf,
     sort: SortKey,
     top: Option<usize>,
 ) -> anyhow::Result<()> {
@@ -237,9 +322,18 @@ fn write_json(
         warnings: &'a [String],
     }
     #[derive(Serialize)]
+    struct Row<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        host: Option<&'a str>,
+        #[serde(flatten)]
+        execution: &'a Execution,
+    }
+    #[derive(Serialize)]
     struct Doc<'a> {
         model: &'a str,
-        executions: Vec<&'a Execution>,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        hosts: &'a [String],
+        executions: Vec<Row<'a>>,
         stats: Option<Stats>,
         incomplete: u64,
         deadline: Option<i64>,
@@ -247,7 +341,14 @@ fn write_json(
     }
     let doc = Doc {
         model: &executions.name,
-        executions: chosen(executions, sort, top),
+        hosts: &hosts.names,
+        executions: chosen(executions, sort, top)
+            .into_iter()
+            .map(|execution| Row {
+                host: hosts.of(execution),
+                execution,
+            })
+            .collect(),
         stats: executions.stats(),
         incomplete: executions.incomplete,
         deadline: executions.deadline,
@@ -268,15 +369,20 @@ fn write_json(
 fn write_csv(
     out: &mut impl Write,
     executions: &Executions,
+    hosts: &HostsOf,
     sort: SortKey,
     top: Option<usize>,
 ) -> anyhow::Result<()> {
+    // The host column only when there are several: a single host's CSV
+    // keeps the 16 columns `export` also writes.
+    let several = hosts.names.len() > 1;
     writeln!(
         out,
-        "index,start,end,duration,running,preempted,blocked,waiting,tid,start_tid,end_tid,start_comm,end_comm,cpus,prio,deadline_miss"
+        "index,start,end,duration,running,preempted,blocked,waiting,tid,start_tid,end_tid,start_comm,end_comm,cpus,prio,deadline_miss{}",
+        if several { ",host" } else { "" }
     )?;
     for e in chosen(executions, sort, top) {
-        writeln!(
+        write!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             e.index,
@@ -300,6 +406,10 @@ fn write_csv(
             e.prio.map(|p| p.to_string()).unwrap_or_default(),
             e.deadline_miss.map(|m| m.to_string()).unwrap_or_default(),
         )?;
+        match hosts.of(e) {
+            Some(h) => writeln!(out, ",{}", csv_field(h))?,
+            None => writeln!(out)?,
+        }
     }
     Ok(())
 }
@@ -315,6 +425,7 @@ fn csv_field(s: &str) -> String {
 fn write_table(
     out: &mut impl Write,
     executions: &Executions,
+    hosts: &HostsOf,
     summary: &PassSummary,
     sort: SortKey,
     top: Option<usize>,
@@ -335,9 +446,15 @@ fn write_table(
     if rows.is_empty() {
         return Ok(());
     }
+    // A host column when several were read, as wide as their names.
+    let width = hosts.names.iter().map(|n| n.chars().count()).max();
+    let host = |h: Option<&str>| match width {
+        Some(w) if hosts.names.len() > 1 => format!("{:<w$}  ", h.unwrap_or_default()),
+        _ => String::new(),
+    };
     writeln!(
         out,
-        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5}",
+        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5}",
         "rank",
         "index",
         "start (s)",
@@ -346,16 +463,17 @@ fn write_table(
         "preempted",
         "blocked",
         "waiting",
+        host(Some("host")),
         "tid",
         "comm",
         "cpus",
         "prio",
     )?;
     for (rank, e) in rows.iter().enumerate() {
-        let start = (e.start - origin) as f64 / 1e9;
+        let start = (e.start - hosts.origin(e).unwrap_or(origin)) as f64 / 1e9;
         writeln!(
             out,
-            "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8}  {:<16} {:>5} {:>5} {}",
+            "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5} {}",
             rank + 1,
             e.index,
             start,
@@ -364,6 +482,7 @@ fn write_table(
             human(e.preempted),
             human(e.blocked),
             human(e.waiting),
+            host(hosts.of(e)),
             e.tid,
             e.end_comm,
             e.cpus

@@ -16,6 +16,7 @@ use sextant_engine::analysis::discovery::{
     self, Budget, Collector, Cut, Distinct, Mined, Params, Pattern, Sequences, Threshold,
 };
 use sextant_engine::analysis::model::ThreadFilter;
+use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Work};
@@ -42,6 +43,8 @@ pub struct Request {
     /// of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    #[command(flatten)]
+    pub host: super::hosts::HostArg,
 
     /// The thread to mine (repeatable: each thread is its own sequence).
     #[arg(long = "tid")]
@@ -187,7 +190,9 @@ fn collect(
     budget: &Budget,
 ) -> anyhow::Result<(Sequences, Vec<String>, Option<Cut>)> {
     let key = Key::new(filter, req.max_events, req.lenient);
-    let store = if req.no_store {
+    let host = req.host.pick(&req.trace)?;
+    // The store is kept per trace folder: one host of several is not kept.
+    let store = if req.no_store || host != HostPick::Sole {
         None
     } else {
         TraceStore::open(&Places::new(None), &req.trace).ok()
@@ -202,6 +207,7 @@ fn collect(
     let mut collector = Collector::new(filter.clone(), req.max_events);
     let options = OpenOptions {
         lenient: req.lenient,
+        host,
         ..OpenOptions::default()
     };
     let mut stop = budget.tap();

@@ -45,6 +45,8 @@ pub struct Request {
 
     #[command(flatten)]
     pub what: analyze::TargetArgs,
+    #[command(flatten)]
+    pub host: super::hosts::HostArg,
     /// The execution to explain: its index (as `analyze` lists them).
     #[arg(long)]
     pub execution: Option<usize>,
@@ -76,7 +78,13 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         ..OpenOptions::default()
     };
-    let (executions, ran, facts) = analyze::find(&req.trace, options, &asked, !req.no_store)?;
+    let analyze::Found {
+        executions,
+        ran,
+        facts,
+        hosts,
+        picks,
+    } = analyze::find_each(&req.trace, options, &asked, !req.no_store, &req.host)?;
     if let Some(facts) = &facts {
         refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;
     }
@@ -89,6 +97,12 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         None => Which::Rank(0),
     };
     let execution = pick(&executions, which).map_err(anyhow::Error::msg)?;
+    // The second pass reads the execution's own host alone.
+    let host = hosts.of(execution);
+    let options = OpenOptions {
+        host: picks[hosts.of.get(execution.index).copied().unwrap_or(0)],
+        ..options
+    };
     let request = request_for(
         execution,
         (!req.cpus.is_empty()).then(|| req.cpus.clone()),
@@ -109,8 +123,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {
-        ExplainFormat::Json => write_json(&mut out, execution, &explanation)?,
-        ExplainFormat::Text => write_text(&mut out, &executions.name, execution, &explanation)?,
+        ExplainFormat::Json => write_json(&mut out, execution, host, &explanation)?,
+        ExplainFormat::Text => {
+            write_text(&mut out, &executions.name, execution, host, &explanation)?
+        }
     }
     out.flush().context("writing to standard output")
 }
@@ -171,7 +187,12 @@ fn warn_cpus_idle(cpus: &[u32], e: &Explanation) {
     );
 }
 
-fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> anyhow::Result<()> {
+fn write_json(
+    out: &mut impl Write,
+    execution: &Execution,
+    host: Option<&str>,
+    e: &Explanation,
+) -> anyhow::Result<()> {
     #[derive(Serialize)]
     struct Piece<'a> {
         tid: i64,
@@ -193,6 +214,9 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
     }
     #[derive(Serialize)]
     struct Doc<'a> {
+        /// The execution's host, when the trace holds several.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        host: Option<&'a str>,
         execution: &'a Execution,
         prio: Option<i32>,
         priority: String,
@@ -214,6 +238,7 @@ fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> a
     let diagnosis = e.diagnosis(tid);
     warn_contradictions(&diagnosis);
     let doc = Doc {
+        host,
         execution,
         prio: e.prio,
         priority: e.graph.priority(tid, e.prio),
@@ -258,6 +283,7 @@ fn write_text(
     out: &mut impl Write,
     model: &str,
     execution: &Execution,
+    host: Option<&str>,
     e: &Explanation,
 ) -> anyhow::Result<()> {
     let g = &e.graph;
@@ -275,6 +301,10 @@ fn write_text(
         format!("on {}", who(tid))
     } else {
         format!("from {} to {}", who(execution.start_tid), who(tid))
+    };
+    let span = match host {
+        Some(h) => format!("{span} on host {h}"),
+        None => span,
     };
     writeln!(
         out,

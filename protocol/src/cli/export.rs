@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use sextant_engine::analysis::states::ThreadStates;
 use sextant_engine::export::{self, Format, TableFile};
+use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
 
@@ -20,6 +21,8 @@ pub struct Request {
     pub trace: PathBuf,
     #[command(flatten)]
     pub what: TargetArgs,
+    #[command(flatten)]
+    pub host: super::hosts::HostArg,
     /// Every event: time, name, CPU, thread, payload as JSON.
     #[arg(long)]
     pub events: bool,
@@ -50,6 +53,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     };
     let options = OpenOptions {
         lenient: req.lenient,
+        host: req.host.pick(&req.trace)?,
         ..OpenOptions::default()
     };
     let (rows, what, warnings) = if req.events {
@@ -73,7 +77,14 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     } else {
         let asked = req.what.asked()?;
         let (executions, Ran { warnings, .. }, _) =
-            super::analyze::find(&req.trace, options, &asked, !req.no_store)?;
+            // The store is kept per trace folder: one host of several is
+            // not kept.
+            super::analyze::find(
+                &req.trace,
+                options,
+                &asked,
+                !req.no_store && options.host == HostPick::Sole,
+            )?;
         let batch = export::executions::batch(&executions).context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;
         file.write(&batch)?;

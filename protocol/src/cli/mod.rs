@@ -7,6 +7,7 @@ mod discover;
 mod dump;
 mod explain;
 mod export;
+mod hosts;
 mod progress;
 mod serve;
 mod store;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use sextant_engine::analysis::model::ThreadFilter;
+use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::{AnyReader, OpenOptions};
 
 #[derive(Parser)]
@@ -97,7 +99,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             no_payload,
             lenient,
             jobs,
-        } => dump::run(&trace, format, no_payload, OpenOptions { lenient, jobs }),
+        } => dump::run(
+            &trace,
+            format,
+            no_payload,
+            OpenOptions {
+                lenient,
+                jobs,
+                // A listing of events builds no model from them: every
+                // host's events on one timeline, as babeltrace2 shows them.
+                host: HostPick::All,
+            },
+        ),
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),

@@ -159,3 +159,33 @@ pub fn big_trace(tag: &str) -> PathBuf {
 
 pub const SWITCH_MODEL: &str = r#"{"name": "switch to switch", "mode": "same_tid", "threads": {"process": "^w"},
     "events": [{"name": "sched_switch"}, {"name": "sched_switch"}]}"#;
+
+/// A fresh directory under the system temp dir, removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// `name` tells the test's directories apart (the process id tells
+    /// the test binaries').
+    pub fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("sextant-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("creating a temp dir");
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).expect("writing a test file");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

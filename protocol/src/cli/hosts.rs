@@ -1,0 +1,118 @@
+//! `--host`, and reading a folder that holds several machines' traces one
+//! machine at a time: each host is its own kernel model, its executions
+//! named by host (`sextant_engine::hosts` says how hosts are told apart).
+
+use std::path::Path;
+
+use sextant_engine::analysis::executions::Execution;
+use sextant_engine::hosts::{self, HostPick};
+use sextant_engine::kernel::pass::PassSummary;
+
+#[derive(clap::Args)]
+pub struct HostArg {
+    /// With a folder of traces recorded on several machines: only this
+    /// host (its hostname, as the message listing the hosts spells it).
+    /// Without it, `analyze` reads each host on its own and names the host
+    /// of each execution; the other commands ask for one.
+    #[arg(long)]
+    pub host: Option<String>,
+}
+
+impl HostArg {
+    /// The host to read: the one named, else the trace's only one (a
+    /// folder of several hosts is then an error that lists them).
+    pub fn pick(&self, trace: &Path) -> anyhow::Result<HostPick> {
+        match &self.host {
+            None => Ok(HostPick::Sole),
+            Some(name) => Ok(HostPick::Nth(
+                hosts::find(trace, name).map_err(anyhow::Error::from_boxed)?,
+            )),
+        }
+    }
+
+    /// Each host to read on its own, with its name: the one named, else
+    /// all of them (a single host goes unnamed, as `Sole`).
+    pub fn each(&self, trace: &Path) -> anyhow::Result<Vec<(HostPick, String)>> {
+        if let Some(name) = &self.host {
+            return Ok(vec![(self.pick(trace)?, name.clone())]);
+        }
+        let all = hosts::of(trace)?;
+        if all.len() == 1 {
+            return Ok(vec![(HostPick::Sole, all[0].name.clone())]);
+        }
+        Ok(all
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| (HostPick::Nth(i), h.name))
+            .collect())
+    }
+}
+
+/// The host of each execution, when they came from several.
+#[derive(Debug)]
+pub struct HostsOf {
+    /// Empty for a single host.
+    pub names: Vec<String>,
+    /// By execution index: its position in `names`.
+    pub of: Vec<usize>,
+    /// Each host's first event: the origin of its times in tables, since
+    /// the hosts' clocks need not agree.
+    pub origins: Vec<Option<i64>>,
+}
+
+impl HostsOf {
+    /// The host of `e`, when there are several.
+    pub fn of(&self, e: &Execution) -> Option<&str> {
+        if self.names.len() < 2 {
+            return None;
+        }
+        Some(&self.names[self.of[e.index]])
+    }
+
+    /// The origin of `e`'s times in a table: its host's first event when
+    /// there are several hosts.
+    pub fn origin(&self, e: &Execution) -> Option<i64> {
+        if self.names.len() < 2 {
+            return None;
+        }
+        self.origins[self.of[e.index]]
+    }
+}
+
+/// One summary for passes over several hosts' traces.
+pub fn summed(parts: &[PassSummary]) -> PassSummary {
+    PassSummary {
+        events: parts.iter().map(|s| s.events).sum(),
+        decoded: parts.iter().map(|s| s.decoded).sum(),
+        first_ts: parts.iter().filter_map(|s| s.first_ts).min(),
+        last_ts: parts.iter().map(|s| s.last_ts).max().unwrap_or(0),
+        repairs: parts.iter().map(|s| s.repairs).sum(),
+        stopped_early: parts.iter().any(|s| s.stopped_early),
+    }
+}
+
+/// A warning when some hosts' traces do not overlap in time: their clocks
+/// were likely not synchronised, and comparing times across them means
+/// nothing. `None` when every pair overlaps.
+pub fn apart(names: &[String], parts: &[PassSummary]) -> Option<String> {
+    let spans: Vec<(&str, i64, i64)> = names
+        .iter()
+        .zip(parts)
+        .filter_map(|(n, s)| s.first_ts.map(|f| (n.as_str(), f, s.last_ts)))
+        .collect();
+    let disjoint = spans
+        .iter()
+        .enumerate()
+        .any(|(i, a)| spans[i + 1..].iter().any(|b| a.2 < b.1 || b.2 < a.1));
+    disjoint.then(|| {
+        let list: Vec<String> = spans
+            .iter()
+            .map(|(n, f, l)| format!("{n} from {f} to {l} ns"))
+            .collect();
+        format!(
+            "the hosts' traces do not overlap in time ({}): their clocks are likely not \
+             synchronised, so times are not comparable across hosts",
+            list.join("; ")
+        )
+    })
+}
