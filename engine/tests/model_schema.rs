@@ -45,6 +45,7 @@ fn examples() -> Vec<(String, String)> {
 /// so that an example cannot be rejected for an accidental reason.
 const INVALID: &[(&str, &str)] = &[
     ("invalid-chained-same-tid.json", "chained"),
+    ("invalid-deadline-unit.json", "deadline"),
     ("invalid-deadline-zero.json", "deadline"),
     ("invalid-empty-events.json", "events"),
     ("invalid-empty-tids.json", "threads.tids"),

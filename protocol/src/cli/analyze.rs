@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde::Serialize;
-use sextant_engine::analysis::executions::{
-    Execution, ExecutionAnalysis, Executions, SortKey, Target,
-};
+use sextant_engine::analysis::executions::{Execution, Executions, SortKey, Target};
+use sextant_engine::analysis::model::census::TraceFacts;
+use sextant_engine::analysis::model::request::{self, Request as Asked};
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::duration::human;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::{Pass, Ran};
+use sextant_engine::run::Ran;
 use sextant_engine::store::results::{self, StoredExecutions};
 use sextant_engine::store::{Places, TraceStore};
 
@@ -55,13 +55,15 @@ pub struct Request {
 /// same (its `what` group requires `--model` or `--preset`).
 #[derive(clap::Args)]
 pub struct TargetArgs {
-    /// Execution model: a JSON file, or the JSON itself.
+    /// Execution model: a JSON file, or the JSON itself. Its times are ns
+    /// or a number with a unit: "deadline": "1ms", "250us", "1.5ms", "2s".
     #[arg(long)]
     pub model: Option<String>,
     /// Ready-made model: whole-thread, running, blocking, periodic, task-instance.
     #[arg(long)]
     pub preset: Option<String>,
-    /// With --preset: only these threads.
+    /// With --preset: only these threads (a thread the trace does not have
+    /// is an error that names those it has).
     #[arg(long = "tid")]
     pub tids: Vec<i64>,
     /// With --preset: only threads whose name matches this regex.
@@ -70,7 +72,7 @@ pub struct TargetArgs {
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
-    let target = req.what.target()?;
+    let asked = req.what.asked()?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         AnalyzeFormat::Table
     } else {
@@ -80,7 +82,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         jobs: req.jobs,
     };
-    let (executions, Ran { summary, warnings }) = find(&req.trace, options, target, !req.no_store)?;
+    let (executions, Ran { summary, warnings }, _) =
+        find(&req.trace, options, &asked, !req.no_store)?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -109,7 +112,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
 
 impl TargetArgs {
     /// The model (file or inline JSON) or preset asked for.
-    pub(super) fn target(&self) -> anyhow::Result<Target> {
+    pub(super) fn asked(&self) -> anyhow::Result<Asked> {
         let (model, preset, tids, process) = (
             self.model.as_deref(),
             self.preset.as_deref(),
@@ -124,21 +127,33 @@ impl TargetArgs {
                     "--tid and --process go with --preset; a model says its threads in `threads`"
                 );
                 }
-                let text = if m.trim_start().starts_with('{') {
-                    m.to_string()
+                let (text, source) = if m.trim_start().starts_with('{') {
+                    (m.to_string(), "--model")
                 } else {
-                    std::fs::read_to_string(m).with_context(|| format!("reading the model {m}"))?
+                    let text = std::fs::read_to_string(m)
+                        .with_context(|| format!("reading the model {m}"))?;
+                    (text, m)
                 };
-                let model = parse_model(&text)
-                    .map_err(|e| anyhow::anyhow!("invalid execution model: {e}"))?;
-                Ok(Target::Model(Box::new(model)))
+                // "model.json: deadline: expected a duration ...": the file,
+                // then the field.
+                let model = parse_model(&text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+                Ok(Asked {
+                    target: Target::Model(Box::new(model)),
+                    preset: None,
+                    tids: Vec::new(),
+                })
             }
             (None, Some(p)) => {
                 let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
                 let f = filter()?;
-                Ok(match preset.model(f.clone()) {
+                let target = match preset.model(f.clone()) {
                     Some(model) => Target::Model(Box::new(model)),
                     None => Target::States(preset, f),
+                };
+                Ok(Asked {
+                    target,
+                    preset: Some(preset),
+                    tids: tids.clone(),
                 })
             }
             _ => bail!("give exactly one of --model FILE|JSON and --preset NAME"),
@@ -148,28 +163,31 @@ impl TargetArgs {
 
 /// The first pass of `analyze` (and of `explain`, `export`): every
 /// execution. With `stored`, a model's executions are read from the
-/// trace's store when it has them, and stored when it has not.
+/// trace's store when it has them, and stored when it has not. A `--tid`
+/// the trace does not have is an error; an answer emptied by what the
+/// trace lacks comes with warnings saying what (kept in the store with the
+/// executions, so that reading them again says it again). What the trace
+/// holds comes back when the trace was read (not when the store answered).
 pub(super) fn find(
     trace: &Path,
     options: OpenOptions,
-    target: Target,
+    asked: &Asked,
     stored: bool,
-) -> anyhow::Result<(Executions, Ran)> {
-    let model = match &target {
+) -> anyhow::Result<(Executions, Ran, Option<TraceFacts>)> {
+    let model = match &asked.target {
         Target::Model(m) if stored => Some((**m).clone()),
         _ => None,
     };
-    let pass = || -> anyhow::Result<StoredExecutions> {
-        let mut analysis = ExecutionAnalysis::new(target.clone());
-        let ran = progress::shown("analyzing", |work| {
-            Pass::new(&mut [&mut analysis])
-                .options(options)
-                .read(trace, work)
+    let mut facts = None;
+    let mut pass = || -> anyhow::Result<StoredExecutions> {
+        let found = progress::shown("analyzing", |work| {
+            request::find(trace, options, asked, work)
         })?;
+        facts = Some(found.facts);
         Ok(StoredExecutions {
-            executions: analysis.into_executions(),
-            summary: ran.summary,
-            warnings: ran.warnings,
+            executions: found.executions,
+            summary: found.ran.summary,
+            warnings: found.ran.warnings,
             labels: Vec::new(),
         })
     };
@@ -189,7 +207,7 @@ pub(super) fn find(
         summary: found.summary,
         warnings: found.warnings,
     };
-    Ok((found.executions, ran))
+    Ok((found.executions, ran, facts))
 }
 
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {

@@ -4,8 +4,9 @@
 //! critical path, the path's complement with the priority inversions, the
 //! related threads, the kernel facilities and a one-line diagnosis.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
@@ -16,6 +17,7 @@ use sextant_engine::analysis::explain::relations::How;
 use sextant_engine::analysis::explain::{
     self, explain_trace, pick, request_for, Explanation, Which,
 };
+use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 
@@ -49,7 +51,9 @@ pub struct Request {
     /// Explain the longest execution.
     #[arg(long)]
     pub longest: bool,
-    /// Complement: only the threads that ran on these CPUs (e.g. 0,2).
+    /// Complement: only the threads that ran on these CPUs (e.g. 0,2); a
+    /// CPU with no event around the execution is an error that names those
+    /// with one.
     #[arg(long, value_delimiter = ',')]
     pub cpus: Vec<u32>,
     /// Read this many milliseconds before the execution, so each thread's
@@ -58,18 +62,24 @@ pub struct Request {
     pub replay_ms: f64,
     #[arg(long, value_enum)]
     pub format: Option<ExplainFormat>,
+    /// Neither read the executions from the trace's store nor store them.
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
     if !(req.replay_ms.is_finite() && req.replay_ms >= 0.0) {
         bail!("--replay-ms must be a number of milliseconds, 0 or more");
     }
-    let target = req.what.target()?;
+    let asked = req.what.asked()?;
     let options = OpenOptions {
         lenient: req.lenient,
         ..OpenOptions::default()
     };
-    let (executions, ran) = analyze::find(&req.trace, options, target, true)?;
+    let (executions, ran, facts) = analyze::find(&req.trace, options, &asked, !req.no_store)?;
+    if let Some(facts) = &facts {
+        refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;
+    }
     let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
@@ -88,6 +98,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         explain_trace(&req.trace, options, &request, work)
     })
     .with_context(|| req.trace.display().to_string())?;
+    if let Some(cpus) = &request.cpus {
+        warn_cpus_idle(cpus, &explanation);
+    }
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
     } else {
@@ -100,6 +113,62 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         ExplainFormat::Text => write_text(&mut out, &executions.name, execution, &explanation)?,
     }
     out.flush().context("writing to standard output")
+}
+
+/// `--cpus` naming a CPU the trace does not have is refused, with those it
+/// has (known when the executions were found by reading the trace, not
+/// when the store gave them; CPUs are unknown when no event header says).
+fn refuse_cpus_not_in(cpus: &[u32], facts: &TraceFacts, trace: &Path) -> anyhow::Result<()> {
+    let missing: Vec<String> = cpus
+        .iter()
+        .filter(|c| !facts.cpus.is_empty() && !facts.cpus.contains(c))
+        .map(u32::to_string)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let has: Vec<String> = facts.cpus.iter().map(u32::to_string).collect();
+    bail!(
+        "--cpus {}: no such CPU in {}; it has CPUs {}",
+        missing.join(","),
+        trace.display(),
+        has.join(",")
+    )
+}
+
+/// `--cpus` naming a CPU on which no thread ran around the execution (the
+/// range read for it, its replay included): the complement lists nothing
+/// for it, which is said.
+fn warn_cpus_idle(cpus: &[u32], e: &Explanation) {
+    let ran: BTreeSet<u32> = e
+        .graph
+        .lines
+        .values()
+        .flat_map(|l| l.segments.iter().filter_map(|s| s.cpu))
+        .collect();
+    let idle: Vec<String> = cpus
+        .iter()
+        .filter(|c| !ran.contains(c))
+        .map(u32::to_string)
+        .collect();
+    if idle.is_empty() {
+        return;
+    }
+    let range = match e.pass.first_ts {
+        Some(first) => format!("from {first} to {} ns, replay included", e.pass.last_ts),
+        None => "nothing was read".to_string(),
+    };
+    let ran: Vec<String> = ran.iter().map(u32::to_string).collect();
+    eprintln!(
+        "sextant: warning: --cpus {}: no thread ran there around the execution ({range}), so \
+         who ran lists nothing for it; threads ran on CPUs {}",
+        idle.join(","),
+        if ran.is_empty() {
+            "none".to_string()
+        } else {
+            ran.join(",")
+        }
+    );
 }
 
 fn write_json(out: &mut impl Write, execution: &Execution, e: &Explanation) -> anyhow::Result<()> {

@@ -37,6 +37,10 @@ pub struct Request {
     /// of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Neither read a model's executions from the trace's store nor store
+    /// them.
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -67,9 +71,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         file.finish()?;
         (rows, "thread state intervals", warnings)
     } else {
-        let target = req.what.target()?;
-        let (executions, Ran { warnings, .. }) =
-            super::analyze::find(&req.trace, options, target, true)?;
+        let asked = req.what.asked()?;
+        let (executions, Ran { warnings, .. }, _) =
+            super::analyze::find(&req.trace, options, &asked, !req.no_store)?;
         let batch = export::executions::batch(&executions).context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;
         file.write(&batch)?;

@@ -90,6 +90,7 @@ pub(super) fn check_model(raw: RawModel) -> Result<ExecutionModel, ModelError> {
     let time_range = match raw.time_range {
         None => None,
         Some(MapOnly(RawTimeRange { start, end })) => {
+            let (start, end) = (start.map(|t| t.0), end.map(|t| t.0));
             if let (Some(s), Some(e)) = (start, end) {
                 if s > e {
                     return Err(ModelError::new(
@@ -114,7 +115,7 @@ pub(super) fn check_model(raw: RawModel) -> Result<ExecutionModel, ModelError> {
         mode,
         time_range,
         max_executions,
-        deadline: check_deadline(raw.deadline, "deadline")?,
+        deadline: check_deadline(raw.deadline.map(|d| d.0), "deadline")?,
     })
 }
 
@@ -180,7 +181,7 @@ fn check_nested(raw: RawModel, path: &str) -> Result<NestedModel, ModelError> {
         name,
         description: raw.description,
         events: check_events(raw.events, &join(path, "events"))?,
-        deadline: check_deadline(raw.deadline, &join(path, "deadline"))?,
+        deadline: check_deadline(raw.deadline.map(|d| d.0), &join(path, "deadline"))?,
     })
 }
 
@@ -195,7 +196,7 @@ fn check_deadline(d: Option<i64>, path: &str) -> Result<Option<i64>, ModelError>
     match d {
         Some(d) if d <= 0 => Err(ModelError::new(
             path,
-            format!("must be a positive number of nanoseconds, not {d}"),
+            format!("expected a positive duration such as 1000000 (ns), \"1ms\" or \"250us\", found {d}"),
         )),
         d => Ok(d),
     }

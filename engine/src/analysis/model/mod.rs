@@ -31,15 +31,24 @@
 //! keys and `null` values.
 //!
 //! Modules: the checked types here; `raw` (the model as written, read by
-//! serde with paths in its errors), `check` (raw to checked), `json`
-//! (checked back to JSON), `preset` (ready-made models).
+//! serde with paths in its errors), `time` (its times, in ns or with a
+//! unit), `check` (raw to checked), `json` (checked back to JSON), `preset`
+//! (ready-made models); against a trace: `census` (what the trace holds,
+//! taken in the pass), `unmatched` (why an answer is empty), `closest`
+//! (names nearest to a misspelt one), `request` (a model or preset as a
+//! command asks for it, found with the census in one pass).
 
+pub mod census;
 mod check;
+mod closest;
 mod json;
 mod preset;
 mod raw;
+pub mod request;
 #[cfg(test)]
 mod tests;
+mod time;
+pub mod unmatched;
 
 use std::collections::BTreeSet;
 use std::num::NonZeroU64;

@@ -6,6 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
+use super::time::{Instant, Nanos, Span};
 use super::ModelError;
 
 pub(super) const ROOT: &str = "(root)";
@@ -44,8 +45,35 @@ pub(super) fn serde_error(e: serde_path_to_error::Error<serde_json::Error>) -> M
         } else {
             path
         },
-        format!("{}{at}", msg.replace('`', "\"")),
+        format!("{}{at}", user_words(&msg)),
     )
+}
+
+/// serde's "invalid type: string \"x\", expected i64" as "expected an
+/// integer, found string \"x\"": what was expected first, in the words of
+/// the format rather than of Rust's types.
+fn user_words(msg: &str) -> String {
+    let msg = msg.replace('`', "\"");
+    let Some((found, expected)) = msg
+        .strip_prefix("invalid type: ")
+        .or_else(|| msg.strip_prefix("invalid value: "))
+        .and_then(|m| m.split_once(", expected "))
+    else {
+        return msg;
+    };
+    let expected = match expected {
+        "i64" | "i128" => "an integer",
+        "u64" => "an integer, 0 or more",
+        "a boolean" => "true or false",
+        e => e,
+    };
+    let found = match found {
+        "map" => "an object",
+        "sequence" => "an array",
+        "null" => "null",
+        f => f,
+    };
+    format!("expected {expected}, found {found}")
 }
 
 /// serde_json's message without its position, and the position as
@@ -123,7 +151,7 @@ pub(super) struct RawModel {
     #[serde(default, deserialize_with = "present")]
     pub(super) nested: Option<Box<MapOnly<RawModel>>>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) deadline: Option<i64>,
+    pub(super) deadline: Option<Nanos<Span>>,
 }
 
 /// An optional key: absent is `None`, `null` is an error (as in the schema).
@@ -165,9 +193,9 @@ pub(super) struct RawThreads {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawTimeRange {
     #[serde(default, deserialize_with = "present")]
-    pub(super) start: Option<i64>,
+    pub(super) start: Option<Nanos<Instant>>,
     #[serde(default, deserialize_with = "present")]
-    pub(super) end: Option<i64>,
+    pub(super) end: Option<Nanos<Instant>>,
 }
 
 #[derive(Deserialize)]

@@ -278,7 +278,7 @@ fn error_messages() {
         ),
         (
             r#"{"name":"x","events":[{"name":"a","fields":{"prio":1.5}}]}"#,
-            "events[0].fields.prio: invalid type: floating point \"1.5\", expected an integer or a string (line 1, column 54)",
+            "events[0].fields.prio: expected an integer or a string, found floating point \"1.5\" (line 1, column 54)",
         ),
         (
             r#"{"name":"x","events":[{"name":"a","fields":{"prio":1,"prio":2}}]}"#,
@@ -286,20 +286,20 @@ fn error_messages() {
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"deadline":null}"#,
-            "deadline: invalid type: null, expected i64 (line 1, column 51)",
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found null (line 1, column 51)",
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"max_executions":-1}"#,
-            "max_executions: invalid value: integer \"-1\", expected u64 (line 1, column 55)",
+            "max_executions: expected an integer, 0 or more, found integer \"-1\" (line 1, column 55)",
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"threads":{"tids":["12"]}}"#,
-            "threads.tids[0]: invalid type: string \"12\", expected i64 (line 1, column 59)",
+            "threads.tids[0]: expected an integer, found string \"12\" (line 1, column 59)",
         ),
-        ("[1]", "(root): invalid type: sequence, expected an object (line 1, column 0)"),
+        ("[1]", "(root): expected an object, found an array (line 1, column 0)"),
         (
             r#"{"name":"x","events":[["a"]]}"#,
-            "events[0]: invalid type: sequence, expected an object (line 1, column 22)",
+            "events[0]: expected an object, found an array (line 1, column 22)",
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}]} x"#,
@@ -436,11 +436,11 @@ fn error_messages() {
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"nested":{"name":"n","events":[{"name":"c"}],"deadline":0}}"#,
-            "nested.deadline: must be a positive number of nanoseconds, not 0",
+            "nested.deadline: expected a positive duration such as 1000000 (ns), \"1ms\" or \"250us\", found 0",
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"deadline":-5}"#,
-            "deadline: must be a positive number of nanoseconds, not -5",
+            "deadline: expected a positive duration such as 1000000 (ns), \"1ms\" or \"250us\", found -5",
         ),
         (
             r#"{"name":"x","events":[{"name":"a"}],"max_executions":0}"#,
@@ -453,6 +453,43 @@ fn error_messages() {
         (
             r#"{"name":"x","events":[{"name":"a"}],"time_range":{"begin":10}}"#,
             "time_range.begin: unknown field (expected start or end)",
+        ),
+        // times: integers of ns, or a number and a unit
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":"1 ms s"}"#,
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found \"1 ms s\" (line 1, column 55)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":"1000"}"#,
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found \"1000\" (line 1, column 53)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":1.5}"#,
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found floating point \"1.5\" (line 1, column 50)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":"1.0000005ms"}"#,
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found \"1.0000005ms\" (finer than a nanosecond) (line 1, column 60)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":"0ms"}"#,
+            "deadline: expected a positive duration such as 1000000 (ns), \"1ms\" or \"250us\", found 0",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"nested":{"name":"n","events":[{"name":"c"}],"deadline":"2 days"}}"#,
+            "nested.deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found \"2 days\" (line 1, column 100)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"time_range":{"start":"1.5x"}}"#,
+            "time_range.start: expected a time on the trace clock such as 1500000000 (ns), \"1.5s\" or \"250ms\", found \"1.5x\" (line 1, column 64)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"time_range":{"start":"2s","end":"1500ms"}}"#,
+            "time_range: start (2000000000) is after end (1500000000)",
+        ),
+        (
+            r#"{"name":"x","events":[{"name":"a"}],"deadline":9223372036854775808}"#,
+            "deadline: expected a duration such as 1000000 (ns), \"1ms\" or \"250us\", found 9223372036854775808 (too large) (line 1, column 66)",
         ),
     ];
     let mut wrong = Vec::new();
@@ -470,6 +507,47 @@ fn errors_from_value_have_paths_too() {
     let v: Value = serde_json::from_str(r#"{"name":"x","mode":"different_tids","start":{"name":"a","fields":{"x":true}},"end":{"name":"b"}}"#).unwrap();
     assert_eq!(
         model_from_value(&v).unwrap_err().to_string(),
-        "start.fields.x: invalid type: boolean \"true\", expected an integer or a string"
+        "start.fields.x: expected an integer or a string, found boolean \"true\""
     );
+}
+
+#[test]
+fn times_take_units() {
+    let m = parse_model(
+        r#"{"name":"x","events":[{"name":"a"}],"deadline":"1.5ms",
+            "time_range":{"start":"2s","end":"2500ms"},
+            "nested":{"name":"n","events":[{"name":"c"}],"deadline":"250us"}}"#,
+    )
+    .unwrap();
+    assert_eq!(m.deadline, Some(1_500_000));
+    assert_eq!(
+        m.time_range,
+        Some(TimeRange {
+            start: Some(2_000_000_000),
+            end: Some(2_500_000_000)
+        })
+    );
+    let Mode::SameTid {
+        nested: Some(n), ..
+    } = &m.mode
+    else {
+        panic!("{m:?}")
+    };
+    assert_eq!(n.deadline, Some(250_000));
+    for (written, ns) in [
+        ("\"1ms\"", 1_000_000),
+        ("\"100ns\"", 100),
+        ("\"2s\"", 2_000_000_000),
+        ("1000", 1000),
+    ] {
+        let m = parse_model(&format!(
+            r#"{{"name":"x","events":[{{"name":"a"}}],"deadline":{written}}}"#
+        ))
+        .unwrap();
+        assert_eq!(m.deadline, Some(ns), "{written}");
+    }
+    // Written back in ns, so that a model keeps one canonical JSON (the
+    // store's key) however its times were written.
+    assert_eq!(m.to_json()["deadline"], 1_500_000);
+    roundtrip(&m);
 }

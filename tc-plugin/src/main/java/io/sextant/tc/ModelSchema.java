@@ -15,9 +15,10 @@ import com.google.gson.JsonObject;
  * a model's shape ({@code type}, {@code required}, {@code properties},
  * {@code patternProperties}, {@code additionalProperties}, {@code items}, {@code minItems},
  * {@code minLength}, {@code minimum}, {@code exclusiveMinimum}, {@code enum},
- * {@code const}, local {@code $ref}s); the combinations
- * ({@code allOf}/{@code oneOf}/{@code anyOf}/{@code if}) are left to the
- * server, which checks the whole model again when it is posted.
+ * {@code const}, local {@code $ref}s) and alternatives ({@code anyOf}, and
+ * {@code oneOf}, whose alternatives are of distinct types: a time is an
+ * integer of ns or a string with a unit); {@code allOf} and {@code if} are
+ * left to the server, which checks the whole model again when it is posted.
  */
 public final class ModelSchema {
 
@@ -59,6 +60,11 @@ public final class ModelSchema {
         if (schema.has("type") && !hasType(value, schema.get("type"))) {
             out.add(where + ": expected " + schema.get("type") + ", found " + describe(value));
             return;
+        }
+        for (String alternatives : List.of("anyOf", "oneOf")) {
+            if (schema.has(alternatives)) {
+                checkAlternatives(value, schema.getAsJsonArray(alternatives), path, out);
+            }
         }
         if (schema.has("const") && !schema.get("const").equals(value)) {
             out.add(where + ": must be " + schema.get("const"));
@@ -123,6 +129,35 @@ public final class ModelSchema {
                     check(e.getValue(), schema.getAsJsonObject("additionalProperties"), at, out);
                 }
             }
+        }
+    }
+
+    /**
+     * {@code value} passes when one alternative accepts it; else the problems
+     * said are those of the alternatives of its type, or that its type is
+     * none of theirs.
+     */
+    private void checkAlternatives(JsonElement value, JsonArray alternatives, String path, List<String> out) {
+        List<String> types = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (JsonElement a : alternatives) {
+            JsonObject alternative = resolve(a.getAsJsonObject());
+            List<String> own = new ArrayList<>();
+            check(value, alternative, path, own);
+            if (own.isEmpty()) {
+                return;
+            }
+            if (alternative.has("type") && !hasType(value, alternative.get("type"))) {
+                types.add(alternative.get("type").toString());
+            } else {
+                problems.addAll(own);
+            }
+        }
+        if (problems.isEmpty()) {
+            String where = path.isEmpty() ? "the model" : path;
+            out.add(where + ": expected " + String.join(" or ", types) + ", found " + describe(value));
+        } else {
+            out.addAll(problems);
         }
     }
 
