@@ -3,6 +3,8 @@ package io.sextant.tc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
@@ -14,13 +16,18 @@ import com.google.gson.JsonObject;
  * field at fault while the user edits. It covers the keywords that describe
  * a model's shape ({@code type}, {@code required}, {@code properties},
  * {@code patternProperties}, {@code additionalProperties}, {@code items}, {@code minItems},
- * {@code minLength}, {@code minimum}, {@code exclusiveMinimum}, {@code enum},
- * {@code const}, local {@code $ref}s) and alternatives ({@code anyOf}, and
- * {@code oneOf}, whose alternatives are of distinct types: a time is an
- * integer of ns or a string with a unit); {@code allOf} and {@code if} are
- * left to the server, which checks the whole model again when it is posted.
+ * {@code minLength}, {@code pattern}, {@code minimum}, {@code exclusiveMinimum}, {@code enum},
+ * {@code const}, local {@code $ref}s, boolean subschemas), alternatives
+ * ({@code anyOf}, and {@code oneOf} taken as "at least one": a time is an
+ * integer of ns or a string with a unit, and the served schema's top-level
+ * branches, same_tid or different_tids, exclude each other) and
+ * {@code not}; {@code allOf} and {@code if} are left to the server, which
+ * checks the whole model again when it is posted.
  */
 public final class ModelSchema {
+
+    /** The schema that accepts anything: what an unresolvable reference is taken as (the server judges it). */
+    private static final JsonObject TRUE = new JsonObject();
 
     private final JsonObject root;
 
@@ -35,36 +42,51 @@ public final class ModelSchema {
         return out;
     }
 
-    private JsonObject resolve(JsonObject schema) {
-        JsonObject s = schema;
-        for (int depth = 0; s.has("$ref") && depth < 32; depth++) {
-            String ref = s.get("$ref").getAsString();
+    /**
+     * {@code schema} with its local {@code $ref}s followed; a boolean schema
+     * ({@code true} or {@code false}, as the served schema's branches use
+     * for the members a mode allows or forbids) stays as it is.
+     */
+    private JsonElement resolve(JsonElement schema) {
+        JsonElement s = schema;
+        for (int depth = 0; s.isJsonObject() && s.getAsJsonObject().has("$ref") && depth < 32; depth++) {
+            String ref = s.getAsJsonObject().get("$ref").getAsString();
             if (!ref.startsWith("#/")) {
-                return new JsonObject();
+                return TRUE;
             }
             JsonElement at = root;
             for (String part : ref.substring(2).split("/")) {
                 at = at.isJsonObject() ? at.getAsJsonObject().get(part) : null;
                 if (at == null) {
-                    return new JsonObject();
+                    return TRUE;
                 }
             }
-            s = at.getAsJsonObject();
+            s = at;
         }
         return s;
     }
 
-    private void check(JsonElement value, JsonObject schemaRef, String path, List<String> out) {
-        JsonObject schema = resolve(schemaRef);
+    private void check(JsonElement value, JsonElement schemaRef, String path, List<String> out) {
+        JsonElement resolved = resolve(schemaRef);
         String where = path.isEmpty() ? "the model" : path;
+        if (!resolved.isJsonObject()) {
+            if (resolved.isJsonPrimitive() && resolved.getAsJsonPrimitive().isBoolean() && !resolved.getAsBoolean()) {
+                out.add(where + ": not allowed here");
+            }
+            return;
+        }
+        JsonObject schema = resolved.getAsJsonObject();
         if (schema.has("type") && !hasType(value, schema.get("type"))) {
             out.add(where + ": expected " + schema.get("type") + ", found " + describe(value));
             return;
         }
         for (String alternatives : List.of("anyOf", "oneOf")) {
-            if (schema.has(alternatives)) {
+            if (schema.has(alternatives) && schema.get(alternatives).isJsonArray()) {
                 checkAlternatives(value, schema.getAsJsonArray(alternatives), path, out);
             }
+        }
+        if (excludes(schema, value, path)) {
+            out.add(where + ": has a form its schema excludes (\"not\")");
         }
         if (schema.has("const") && !schema.get("const").equals(value)) {
             out.add(where + ": must be " + schema.get("const"));
@@ -72,9 +94,8 @@ public final class ModelSchema {
         if (schema.has("enum") && !schema.getAsJsonArray("enum").contains(value)) {
             out.add(where + ": must be one of " + schema.get("enum"));
         }
-        if (value.isJsonPrimitive() && value.getAsJsonPrimitive().isString() && schema.has("minLength")
-                && value.getAsString().length() < schema.get("minLength").getAsInt()) {
-            out.add(where + ": shorter than " + schema.get("minLength") + " characters");
+        if (value.isJsonPrimitive() && value.getAsJsonPrimitive().isString()) {
+            checkString(value.getAsString(), schema, where, out);
         }
         if (value.isJsonPrimitive() && value.getAsJsonPrimitive().isNumber()) {
             double v = value.getAsDouble();
@@ -90,75 +111,115 @@ public final class ModelSchema {
             if (schema.has("minItems") && a.size() < schema.get("minItems").getAsInt()) {
                 out.add(where + ": fewer than " + schema.get("minItems") + " items");
             }
-            if (schema.has("items") && schema.get("items").isJsonObject()) {
+            if (schema.has("items") && !schema.get("items").isJsonArray()) {
                 for (int i = 0; i < a.size(); i++) {
-                    check(a.get(i), schema.getAsJsonObject("items"), path + "/" + i, out);
+                    check(a.get(i), schema.get("items"), path + "/" + i, out);
                 }
             }
         }
         if (value.isJsonObject()) {
-            JsonObject o = value.getAsJsonObject();
-            if (schema.has("required")) {
-                for (JsonElement r : schema.getAsJsonArray("required")) {
-                    if (!o.has(r.getAsString())) {
-                        out.add(where + ": missing " + r.getAsString());
-                    }
+            checkMembers(value.getAsJsonObject(), schema, path, out);
+        }
+    }
+
+    private static void checkString(String s, JsonObject schema, String where, List<String> out) {
+        if (schema.has("minLength") && s.length() < schema.get("minLength").getAsInt()) {
+            out.add(where + ": shorter than " + schema.get("minLength") + " characters");
+        }
+        if (schema.has("pattern")) {
+            String pattern = schema.get("pattern").getAsString();
+            try {
+                if (!Pattern.compile(pattern).matcher(s).find()) {
+                    out.add(where + ": \"" + s + "\" is not of the form " + pattern);
+                }
+            } catch (PatternSyntaxException e) {
+                // A JavaScript pattern Java cannot read: the server checks it when the model is posted.
+            }
+        }
+    }
+
+    private void checkMembers(JsonObject o, JsonObject schema, String path, List<String> out) {
+        String where = path.isEmpty() ? "the model" : path;
+        if (schema.has("required")) {
+            for (JsonElement r : schema.getAsJsonArray("required")) {
+                if (!o.has(r.getAsString())) {
+                    out.add(where + ": missing " + r.getAsString());
                 }
             }
-            JsonObject props = schema.has("properties") ? schema.getAsJsonObject("properties") : new JsonObject();
-            boolean closed = schema.has("additionalProperties") && schema.get("additionalProperties").isJsonPrimitive()
-                    && !schema.get("additionalProperties").getAsBoolean();
-            JsonObject patterns = schema.has("patternProperties") ? schema.getAsJsonObject("patternProperties")
-                    : new JsonObject();
-            for (Map.Entry<String, JsonElement> e : o.entrySet()) {
-                String at = path + "/" + e.getKey();
-                boolean matched = false;
-                for (Map.Entry<String, JsonElement> p : patterns.entrySet()) {
-                    if (java.util.regex.Pattern.compile(p.getKey()).matcher(e.getKey()).find()) {
-                        matched = true;
-                        check(e.getValue(), p.getValue().getAsJsonObject(), at, out);
-                    }
+        }
+        JsonObject props = schema.has("properties") ? schema.getAsJsonObject("properties") : new JsonObject();
+        JsonElement additional = schema.get("additionalProperties");
+        boolean closed = additional != null && additional.isJsonPrimitive() && !additional.getAsBoolean();
+        JsonObject patterns = schema.has("patternProperties") ? schema.getAsJsonObject("patternProperties")
+                : new JsonObject();
+        for (Map.Entry<String, JsonElement> e : o.entrySet()) {
+            String at = path + "/" + e.getKey();
+            boolean matched = false;
+            for (Map.Entry<String, JsonElement> p : patterns.entrySet()) {
+                if (Pattern.compile(p.getKey()).matcher(e.getKey()).find()) {
+                    matched = true;
+                    check(e.getValue(), p.getValue(), at, out);
                 }
-                if (props.has(e.getKey())) {
-                    check(e.getValue(), props.getAsJsonObject(e.getKey()), at, out);
-                } else if (matched) {
-                    continue;
-                } else if (closed) {
-                    out.add(where + ": unknown member " + e.getKey() + " (known: " + props.keySet() + ")");
-                } else if (schema.has("additionalProperties") && schema.get("additionalProperties").isJsonObject()) {
-                    check(e.getValue(), schema.getAsJsonObject("additionalProperties"), at, out);
-                }
+            }
+            if (props.has(e.getKey())) {
+                check(e.getValue(), props.get(e.getKey()), at, out);
+            } else if (matched) {
+                continue;
+            } else if (closed) {
+                out.add(where + ": unknown member " + e.getKey() + " (known: " + props.keySet() + ")");
+            } else if (additional != null && additional.isJsonObject()) {
+                check(e.getValue(), additional, at, out);
             }
         }
     }
 
     /**
-     * {@code value} passes when one alternative accepts it; else the problems
-     * said are those of the alternatives of its type, or that its type is
-     * none of theirs.
+     * {@code value} passes when one alternative accepts it. Else the problems
+     * said are those of the alternative of its type that comes closest, or
+     * that its type is none of theirs. Closest is the fewest problems (a
+     * same_tid model with a {@code start} is told that {@code start} is not
+     * allowed, not everything a different_tids model lacks), an alternative
+     * whose {@code not} the value matches coming last: the value chose
+     * another branch (its mode is different_tids), whose problems say more.
      */
     private void checkAlternatives(JsonElement value, JsonArray alternatives, String path, List<String> out) {
         List<String> types = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
+        List<String> closest = null;
+        long closestRank = Long.MAX_VALUE;
         for (JsonElement a : alternatives) {
-            JsonObject alternative = resolve(a.getAsJsonObject());
+            JsonElement alternative = resolve(a);
             List<String> own = new ArrayList<>();
             check(value, alternative, path, own);
             if (own.isEmpty()) {
                 return;
             }
-            if (alternative.has("type") && !hasType(value, alternative.get("type"))) {
-                types.add(alternative.get("type").toString());
-            } else {
-                problems.addAll(own);
+            JsonElement type = alternative.isJsonObject() ? alternative.getAsJsonObject().get("type") : null;
+            if (type != null && !hasType(value, type)) {
+                types.add(type.toString());
+                continue;
+            }
+            long rank = own.size() + (excludes(alternative, value, path) ? Integer.MAX_VALUE : 0L);
+            if (rank < closestRank) {
+                closest = own;
+                closestRank = rank;
             }
         }
-        if (problems.isEmpty()) {
+        if (closest == null) {
             String where = path.isEmpty() ? "the model" : path;
             out.add(where + ": expected " + String.join(" or ", types) + ", found " + describe(value));
         } else {
-            out.addAll(problems);
+            out.addAll(closest);
         }
+    }
+
+    /** Whether {@code schema} has a {@code not} that {@code value} matches. */
+    private boolean excludes(JsonElement schema, JsonElement value, String path) {
+        if (!schema.isJsonObject() || !schema.getAsJsonObject().has("not")) {
+            return false;
+        }
+        List<String> own = new ArrayList<>();
+        check(value, schema.getAsJsonObject().get("not"), path, own);
+        return own.isEmpty();
     }
 
     private static boolean hasType(JsonElement v, JsonElement type) {

@@ -208,7 +208,8 @@ class WorkbenchTest {
 
     /**
      * The model defined as a user does: the Comparison View's toolbar opens the dialog, a model the schema
-     * refuses keeps OK disabled, the scenario's model enables it, and a real click on OK posts it.
+     * refuses keeps OK disabled (an empty list of events, a deadline in an unknown unit), the same model with
+     * times in units enables it, the scenario's model too, and a real click on OK posts it.
      */
     private static void defineTheModelInTheDialog(ComparisonView view) throws Exception {
         String good = Files.readString(Sextant.model());
@@ -222,6 +223,12 @@ class WorkbenchTest {
         Workbench.ui(() -> editor.setText("{\"name\": \"bad\", \"events\": []}"));
         assertFalse(Workbench.ui(() -> ok.getEnabled()), "OK enabled for a model without events");
         Workbench.screenshot("model-dialog", dialog);
+        // Times with units: the served schema's duration is an integer of ns or a string with a unit.
+        String units = Files.readString(Sextant.repo().resolve("schemas/examples/periodic-rt_high-units.json"));
+        Workbench.ui(() -> editor.setText(units));
+        assertTrue(Workbench.ui(() -> ok.getEnabled()), "OK disabled for a deadline of \"1ms\"");
+        Workbench.ui(() -> editor.setText(units.replace("\"1ms\"", "\"1 parsec\"")));
+        assertFalse(Workbench.ui(() -> ok.getEnabled()), "OK enabled for a deadline of \"1 parsec\"");
         Workbench.ui(() -> editor.setText(good));
         assertTrue(Workbench.ui(() -> ok.getEnabled()), "OK disabled for the scenario's model");
         Workbench.click(ok);

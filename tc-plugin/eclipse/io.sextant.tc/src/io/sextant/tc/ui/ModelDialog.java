@@ -82,9 +82,17 @@ public final class ModelDialog extends TitleAreaDialog {
         text = editor.getText();
         List<String> problems;
         JsonObject parsed = null;
+        String fits = "The model fits the schema; sextant checks it again when it is posted.";
         try {
             JsonElement e = JsonParser.parseString(text);
-            problems = schema.problems(e);
+            try {
+                problems = schema.problems(e);
+            } catch (RuntimeException unreadable) {
+                // A schema this check cannot read must not keep the dialog from
+                // opening (validate runs inside open()): the server judges the model.
+                problems = e.isJsonObject() ? List.of() : List.of("the model: expected an object");
+                fits = "Not checked here (" + unreadable + "); sextant checks the model when it is posted.";
+            }
             if (problems.isEmpty()) {
                 parsed = e.getAsJsonObject();
             }
@@ -94,7 +102,7 @@ public final class ModelDialog extends TitleAreaDialog {
         model = parsed;
         if (problems.isEmpty()) {
             setErrorMessage(null);
-            setMessage("The model fits the schema; sextant checks it again when it is posted.");
+            setMessage(fits);
         } else {
             setErrorMessage(problems.get(0) + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more)" : ""));
         }
