@@ -22,13 +22,11 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use common::{repo_root, sextant, tsv};
+use common::seed::{executions, explain, overlap, Truth};
+use common::{copy_into, repo_root, TempDir};
 use serde_json::Value;
-
-const SEED_MODEL: &str = r#"{"name":"seed case","mode":"different_tids","chained":true,"start":{"name":"sched_process_exit"},"end":{"name":"sched_process_exit"},"threads":{"process":"^rt_worker$"}}"#;
 
 /// Slack for clock reads and switch latency around a burst's measured
 /// bounds (the burst's start is read after the rogue was switched in).
@@ -38,59 +36,8 @@ fn fixture(rel: &str) -> PathBuf {
     repo_root().join("fixtures/scenario-d").join(rel)
 }
 
-fn run_json(args: &[&str]) -> Value {
-    let out = sextant(args);
-    assert!(
-        out.status.success(),
-        "sextant {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
-
-struct Truth {
-    /// The rogue's bursts: (start, end), CLOCK_MONOTONIC ns as the traces.
-    bursts: Vec<(i64, i64)>,
-    rogue: i64,
-}
-
 fn truth(ground_truth: &str) -> Truth {
-    let n = |r: &HashMap<String, String>, k: &str| -> i64 {
-        r[k].parse().unwrap_or_else(|_| panic!("{k}: {}", r[k]))
-    };
-    let bursts = tsv(&fixture(&format!("{ground_truth}.rogue")))
-        .iter()
-        .map(|r| (n(r, "start"), n(r, "end")))
-        .collect();
-    let rogue = tsv(&fixture(&format!("{ground_truth}.threads")))
-        .iter()
-        .find(|r| r["name"] == "rt_rogue")
-        .map(|r| n(r, "tid"))
-        .expect("rt_rogue in the .threads file");
-    Truth { bursts, rogue }
-}
-
-/// A fresh temporary directory for one test.
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sextant-idle-rogue-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `src` (a file or a folder of files) copied into `dir`; the copy's path.
-fn copy_into(src: &Path, dir: &Path) -> PathBuf {
-    let dst = dir.join(src.file_name().unwrap());
-    if src.is_dir() {
-        std::fs::create_dir_all(&dst).unwrap();
-        for e in std::fs::read_dir(src).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
-    } else {
-        std::fs::copy(src, &dst).unwrap();
-    }
-    dst
+    Truth::load(&fixture(""), ground_truth)
 }
 
 /// `prev_pid` and `next_pid` of an ftrace `sched_switch` line.
@@ -126,44 +73,6 @@ fn without_idle_to_rogue(trace: &Path, rogue: i64, dir: &Path) -> (PathBuf, usiz
     let dst = dir.join("trace.txt");
     std::fs::write(&dst, kept).unwrap();
     (dst, deleted)
-}
-
-/// Every execution of the seed model: (index, start, end, duration).
-fn executions(trace: &Path) -> Vec<(usize, i64, i64, i64)> {
-    let doc = run_json(&[
-        "analyze",
-        trace.to_str().unwrap(),
-        "--model",
-        SEED_MODEL,
-        "--format",
-        "json",
-    ]);
-    doc["executions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            let g = |k: &str| x[k].as_i64().unwrap();
-            (g("index") as usize, g("start"), g("end"), g("duration"))
-        })
-        .collect()
-}
-
-fn explain(trace: &Path, index: usize) -> Value {
-    run_json(&[
-        "explain",
-        trace.to_str().unwrap(),
-        "--model",
-        SEED_MODEL,
-        "--execution",
-        &index.to_string(),
-        "--format",
-        "json",
-    ])
-}
-
-fn overlap(a: (i64, i64), b: (i64, i64)) -> i64 {
-    (a.1.min(b.1) - a.0.max(b.0)).max(0)
 }
 
 /// How much of `range` the rogue's bursts cover.
@@ -208,10 +117,11 @@ fn check_execution(
             wrong.push(format!("the diagnosis does not name rt_rogue first: {d:?}"));
         }
         match causes.iter().find(|c| c["interference"] == true) {
-            Some(c) if c["by"]["tid"] == t.rogue => {}
+            Some(c) if c["by"]["tid"] == t.tid("rt_rogue") => {}
             Some(c) => wrong.push(format!(
                 "the first interference is not rt_rogue (tid {}): {}",
-                t.rogue, c["text"]
+                t.tid("rt_rogue"),
+                c["text"]
             )),
             None => wrong.push("no interference cause at all".to_string()),
         }
@@ -248,7 +158,7 @@ fn check_execution(
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|r| r["tid"] == t.rogue && r["held"] == true)
+                .filter(|r| r["tid"] == t.tid("rt_rogue") && r["held"] == true)
                 .map(|r| r["duration"].as_i64().unwrap())
                 .sum();
             wrong.push(format!(
@@ -333,36 +243,35 @@ fn long_executions_name_the_rogue(case: &str, trace: &Path, t: &Truth, missing: 
 
 #[test]
 fn perf_long_executions_name_the_rogue() {
-    let dir = scratch("perf");
-    let trace = copy_into(&fixture("ctf"), &dir);
+    let dir = TempDir::new("idle-rogue-perf");
+    let trace = copy_into(&fixture("ctf"), dir.path());
     long_executions_name_the_rogue(
         "perf CTF",
         &trace,
         &truth("ground-truth.tsv"),
         Missing::Wakeups,
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn ftrace_long_executions_name_the_rogue() {
-    let dir = scratch("ftrace");
-    let trace = copy_into(&fixture("trace.txt"), &dir);
+    let dir = TempDir::new("idle-rogue-ftrace");
+    let trace = copy_into(&fixture("trace.txt"), dir.path());
     long_executions_name_the_rogue(
         "ftrace",
         &trace,
         &truth("ground-truth-ftrace.tsv"),
         Missing::Nothing,
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 27 item 2 as reported: the idle -> rt_rogue switches are missing.
 #[test]
 fn ftrace_without_idle_switches_names_the_rogue() {
     let t = truth("ground-truth-ftrace.tsv");
-    let dir = scratch("ftrace-no-idle-switch");
-    let (trace, deleted) = without_idle_to_rogue(&fixture("trace.txt"), t.rogue, &dir);
+    let dir = TempDir::new("idle-rogue-no-idle-switch");
+    let (trace, deleted) =
+        without_idle_to_rogue(&fixture("trace.txt"), t.tid("rt_rogue"), dir.path());
     println!(
         "ftrace without idle -> rt_rogue switches: {deleted} lines deleted ({} bursts)",
         t.bursts.len()
@@ -370,10 +279,10 @@ fn ftrace_without_idle_switches_names_the_rogue() {
     // The copy has no switch into the rogue from idle, and the rogue's
     // events are all still there.
     let text = std::fs::read_to_string(&trace).unwrap();
-    assert!(!text.lines().any(|l| idle_to_rogue(l, t.rogue)));
+    assert!(!text.lines().any(|l| idle_to_rogue(l, t.tid("rt_rogue"))));
     assert!(
         text.lines()
-            .any(|l| switch_pids(l).is_some_and(|(p, _)| p == t.rogue)),
+            .any(|l| switch_pids(l).is_some_and(|(p, _)| p == t.tid("rt_rogue"))),
         "the rogue's own switches out are kept"
     );
     long_executions_name_the_rogue(
@@ -382,5 +291,4 @@ fn ftrace_without_idle_switches_names_the_rogue() {
         &t,
         Missing::Nothing,
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -19,89 +19,19 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use common::seed::{executions, explain, overlap, Truth, SEED_MODEL};
 use common::server::Server;
-use common::{repo_root, sextant, tsv};
+use common::{repo_root, run_json, sextant};
 use serde_json::{json, Value};
-
-const SEED_MODEL: &str = r#"{"name":"seed case","mode":"different_tids","chained":true,"start":{"name":"sched_process_exit"},"end":{"name":"sched_process_exit"},"threads":{"process":"^rt_worker$"}}"#;
 
 fn fixture(rel: &str) -> PathBuf {
     repo_root().join("fixtures/scenario-c").join(rel)
 }
 
-fn run_json(args: &[&str]) -> Value {
-    let out = sextant(args);
-    assert!(
-        out.status.success(),
-        "sextant {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON document")
-}
-
-struct Truth {
-    /// The rogue's bursts: (start, end), CLOCK_MONOTONIC ns as the traces.
-    bursts: Vec<(i64, i64)>,
-    /// name -> (tid, policy-level priority, kernel prio).
-    threads: HashMap<String, (i64, i64, i64)>,
-}
-
 fn truth(ground_truth: &str) -> Truth {
-    let n = |r: &HashMap<String, String>, k: &str| -> i64 {
-        r[k].parse().unwrap_or_else(|_| panic!("{k}: {}", r[k]))
-    };
-    let bursts = tsv(&fixture(&format!("{ground_truth}.rogue")))
-        .iter()
-        .map(|r| (n(r, "start"), n(r, "end")))
-        .collect();
-    let threads = tsv(&fixture(&format!("{ground_truth}.threads")))
-        .iter()
-        .map(|r| {
-            (
-                r["name"].clone(),
-                (n(r, "tid"), n(r, "priority"), n(r, "kernel_prio")),
-            )
-        })
-        .collect();
-    Truth { bursts, threads }
+    Truth::load(&fixture(""), ground_truth)
 }
 
-/// Every execution of the seed model: (index, start, end, duration).
-fn executions(trace: &Path) -> Vec<(usize, i64, i64, i64)> {
-    let doc = run_json(&[
-        "analyze",
-        trace.to_str().unwrap(),
-        "--model",
-        SEED_MODEL,
-        "--format",
-        "json",
-    ]);
-    doc["executions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            let g = |k: &str| x[k].as_i64().unwrap();
-            (g("index") as usize, g("start"), g("end"), g("duration"))
-        })
-        .collect()
-}
-
-fn explain(trace: &Path, index: usize) -> Value {
-    run_json(&[
-        "explain",
-        trace.to_str().unwrap(),
-        "--model",
-        SEED_MODEL,
-        "--execution",
-        &index.to_string(),
-        "--format",
-        "json",
-    ])
-}
-
-/// The invariant: the pieces tile [start, end] of the execution, and
-/// `unknown` pieces come with the text saying so.
 fn check_cover(doc: &Value) {
     let (start, end) = (&doc["execution"]["start"], &doc["execution"]["end"]);
     let path = doc["critical_path"].as_array().expect("critical_path[]");
@@ -150,10 +80,6 @@ fn fifo(priority: &str) -> i64 {
         "a real-time policy: {priority}"
     );
     value.parse().expect("a number")
-}
-
-fn overlap(a: (i64, i64), b: (i64, i64)) -> i64 {
-    (a.1.min(b.1) - a.0.max(b.0)).max(0)
 }
 
 fn long_executions_name_the_rogue(trace: &Path, t: &Truth) {

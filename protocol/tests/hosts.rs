@@ -6,7 +6,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{repo_root, sextant, shared_dir, skip_shared, valid_json_output, TempDir};
+use common::{
+    copy_into, repo_root, run_json, sextant, shared_dir, skip_shared, valid_json_output, TempDir,
+};
 use serde_json::Value;
 
 /// A folder holding two recordings of different boots (their clocks'
@@ -14,24 +16,11 @@ use serde_json::Value;
 fn two_boots(dir: &Path) -> std::path::PathBuf {
     let root = dir.join("two");
     for (name, fixture) in [("a", "scenario-a/ctf"), ("b", "scenario-b/ctf")] {
-        let to = root.join(name);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in std::fs::read_dir(repo_root().join("fixtures").join(fixture)).unwrap() {
-            let f = f.unwrap().path();
-            std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
-        }
+        std::fs::create_dir_all(&root).unwrap();
+        let copy = copy_into(&repo_root().join("fixtures").join(fixture), &root);
+        std::fs::rename(&copy, root.join(name)).unwrap();
     }
     root
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = sextant(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// (start, end, tid, duration) of each execution, in start order.
@@ -65,7 +54,7 @@ fn each_host_is_read_on_its_own_and_named() {
     );
     assert_eq!(both["hosts"], serde_json::json!(["a", "b"]));
     for host in ["a", "b"] {
-        let alone = json(&[
+        let alone = run_json(&[
             "analyze",
             root.join(host).to_str().unwrap(),
             "--preset",
@@ -87,7 +76,7 @@ fn each_host_is_read_on_its_own_and_named() {
             alone_keys,
             "host {host}: the same executions as its trace alone"
         );
-        let picked = json(&[
+        let picked = run_json(&[
             "analyze", root_s, "--host", host, "--preset", "running", "--format", "json",
         ]);
         assert_eq!(
@@ -170,7 +159,7 @@ fn synctraces_are_two_machines() {
         return skip_shared();
     };
     let sync = shared.join("traces/ctf/synctraces");
-    let doc = json(&[
+    let doc = run_json(&[
         "analyze",
         sync.to_str().unwrap(),
         "--preset",

@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 pub mod rpc;
+pub mod seed;
 pub mod server;
 pub mod tsp_spec;
 
@@ -22,6 +23,32 @@ pub fn sextant(args: &[&str]) -> Output {
         .expect("running sextant");
     assert_no_contradiction(args, &out.stderr);
     out
+}
+
+/// Runs `sextant args`, which must succeed and print one JSON document.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = sextant(args);
+    assert!(
+        out.status.success(),
+        "sextant {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON document")
+}
+
+/// `src` (a file or a folder of files) copied into `dir`; the copy's path.
+pub fn copy_into(src: &Path, dir: &Path) -> PathBuf {
+    let dst = dir.join(src.file_name().unwrap());
+    if src.is_dir() {
+        std::fs::create_dir_all(&dst).unwrap();
+        for e in std::fs::read_dir(src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(src, &dst).unwrap();
+    }
+    dst
 }
 
 /// The audit's warning, as `sextant explain` prints it.
