@@ -10,7 +10,7 @@ use std::process::Command;
 
 use regex::Regex;
 use sextant_engine::analysis::states::ThreadStates;
-use sextant_engine::event::{Event, EventSource};
+use sextant_engine::event::Event;
 use sextant_engine::run::{Pass, Work};
 use sextant_engine::tracedat::TracedatReader;
 use sextant_engine::value::{Value, ValueBuilder};
