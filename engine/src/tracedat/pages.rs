@@ -428,3 +428,97 @@ fn region<'a>(file: &'a [u8], offset: u64, size: u64, what: &str) -> Result<&'a 
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PS: usize = 256;
+
+    fn head(type_len: u32, delta: u32) -> [u8; 4] {
+        (type_len | (delta << 5)).to_le_bytes()
+    }
+
+    /// A page stamped `ts` holding `items`, with the commit's flag bits.
+    fn page(ts: u64, items: &[&[u8]], flags: u64, stored: Option<u64>) -> Vec<u8> {
+        let body: Vec<u8> = items.concat();
+        let mut p = vec![0u8; PS];
+        p[..8].copy_from_slice(&ts.to_le_bytes());
+        p[8..16].copy_from_slice(&(body.len() as u64 | flags).to_le_bytes());
+        p[16..16 + body.len()].copy_from_slice(&body);
+        if let Some(n) = stored {
+            p[16 + body.len()..24 + body.len()].copy_from_slice(&n.to_le_bytes());
+        }
+        p
+    }
+
+    fn stream(file: &[u8]) -> CpuStream {
+        let loc = CpuLoc {
+            cpu: 3,
+            offset: 0,
+            size: file.len() as u64,
+            chunked: false,
+        };
+        let geo = Geometry {
+            endian: Endian { big: false },
+            page_size: PS,
+            header: PageHeader {
+                commit_size: 8,
+                data_offset: 16,
+            },
+            codec: None,
+        };
+        CpuStream::new(file, loc, geo).unwrap()
+    }
+
+    #[test]
+    fn time_items_padding_long_records_and_lost_events() {
+        let extend = [head(TIME_EXTEND, 5), 1u32.to_le_bytes()].concat();
+        let small = [head(2, 10).as_slice(), &[1; 8]].concat();
+        let discarded = [head(PADDING, 7), 8u32.to_le_bytes(), [0; 4]].concat();
+        let long = [head(0, 3).as_slice(), &16u32.to_le_bytes(), &[2; 12]].concat();
+        let absolute = [head(TIME_STAMP, 9), 2u32.to_le_bytes()].concat();
+        let tiny = [head(1, 0).as_slice(), &[3; 4]].concat();
+        let mut file = page(
+            1000,
+            &[&extend, &small, &discarded, &long, &absolute, &tiny],
+            MISSED_EVENTS | MISSED_STORED,
+            Some(42),
+        );
+        file.extend(page(5 << 27, &[&small], MISSED_EVENTS, None));
+        let mut s = stream(&file);
+        let mut lost = (0, 0);
+        let mut got = Vec::new();
+        while let Some(r) = s.next(&file, &mut lost).unwrap() {
+            let bytes = &s.current_page(&file)[r.start..r.end];
+            got.push((r.ts, bytes[0], bytes.len()));
+        }
+        let t1 = 1000 + (1 << 27 | 5) + 10;
+        let t2 = t1 + 7 + 3; // the discarded record's delta counts
+        let t3 = 2 << 27 | 9;
+        assert_eq!(
+            got,
+            [(t1, 1, 8), (t2, 2, 12), (t3, 3, 4), ((5 << 27) + 10, 1, 8)]
+        );
+        assert_eq!(lost, (42, 2));
+
+        // Seeking reads each page's lost events once, and lands on the first
+        // record at or after the time.
+        let mut lost2 = (0, 0);
+        let r = s.seek(&file, t2, &mut lost2).unwrap().unwrap();
+        assert_eq!(r.ts, t2);
+        assert_eq!(lost2, (0, 0));
+        assert_eq!(s.seek(&file, t3 + 1, &mut lost2).unwrap().unwrap().ts, (5 << 27) + 10);
+        assert!(s.seek(&file, 1 << 40, &mut lost2).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_event_past_the_page_end_is_an_error_at_the_page() {
+        // type_len 28 announces 112 bytes; the page commits 8.
+        let file = page(0, &[&[head(28, 0).as_slice(), &[0; 4]].concat()], 0, None);
+        let mut s = stream(&file);
+        let e = s.next(&file, &mut (0, 0)).unwrap_err();
+        assert_eq!(e.offset, 0);
+        assert!(e.message.contains("CPU 3 page 0, byte 16"), "{}", e.message);
+    }
+}
