@@ -62,7 +62,9 @@ fn parse_lines(text: &str) -> Vec<Line<'_>> {
     text.lines()
         .filter(|l| !l.starts_with("cpus=") && !l.trim().is_empty())
         .map(|l| {
-            let c = re.captures(l).unwrap_or_else(|| panic!("report line `{l}`"));
+            let c = re
+                .captures(l)
+                .unwrap_or_else(|| panic!("report line `{l}`"));
             let n = |i: usize| c.get(i).unwrap().as_str();
             Line {
                 pid: n(2).parse().unwrap(),
@@ -121,9 +123,12 @@ fn every_event_and_field_matches_trace_cmd_report() {
         let mut fields = 0;
         while r.advance().unwrap() {
             let e = r.event().unwrap();
-            let l = lines
-                .get(n)
-                .unwrap_or_else(|| panic!("{name}: more events than trace-cmd report's {}", lines.len()));
+            let l = lines.get(n).unwrap_or_else(|| {
+                panic!(
+                    "{name}: more events than trace-cmd report's {}",
+                    lines.len()
+                )
+            });
             let at = format!("{name}: event {n} ({} at {})", l.name, l.ts);
             assert_eq!(
                 (e.ts(), e.cpu(), e.name(), e.thread()),
@@ -142,7 +147,10 @@ fn every_event_and_field_matches_trace_cmd_report() {
                 let printed = split_fields(l.payload, &names)
                     .unwrap_or_else(|| panic!("{at}: fields {names:?} in `{}`", l.payload));
                 for ((field, value), p) in members.iter().zip(printed) {
-                    assert!(same(p, value), "{at}: {field}: trace-cmd `{p}`, sextant {value:?}");
+                    assert!(
+                        same(p, value),
+                        "{at}: {field}: trace-cmd `{p}`, sextant {value:?}"
+                    );
                     fields += 1;
                 }
             }
@@ -168,14 +176,19 @@ fn thread_states_from_trace_dat_equal_those_from_its_text() {
             .filter(|l| !l.starts_with("cpus="))
             .map(|l| format!("{l}\n"))
             .collect();
-        let dir = std::env::temp_dir().join(format!("sextant-tracedat-text-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "sextant-tracedat-text-{}-{name}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let txt = dir.join("trace.txt");
         std::fs::write(&txt, body).unwrap();
 
         let rows = |p: &Path| {
             let mut states = ThreadStates::default();
-            let ran = Pass::new(&mut [&mut states]).read(p, &Work::none()).unwrap();
+            let ran = Pass::new(&mut [&mut states])
+                .read(p, &Work::none())
+                .unwrap();
             (ran.summary.events, states.into_rows())
         };
         let (n_dat, from_dat) = rows(&path);
@@ -220,10 +233,17 @@ fn the_periodic_thread_wakes_as_its_ground_truth_says() {
                 exits.push(e.ts());
             }
         }
-        assert_eq!(exits.len(), rows.len(), "{name}: one nanosleep exit per period");
+        assert_eq!(
+            exits.len(),
+            rows.len(),
+            "{name}: one nanosleep exit per period"
+        );
         for (exit, (_, wake)) in exits.iter().zip(&rows) {
             // The syscall returns, then the workload reads the clock.
-            assert!(*exit <= *wake && wake - exit < 1_000_000, "{name}: exit {exit}, wake {wake}");
+            assert!(
+                *exit <= *wake && wake - exit < 1_000_000,
+                "{name}: exit {exit}, wake {wake}"
+            );
         }
     }
 }

@@ -50,7 +50,10 @@ mod tests {
     #[test]
     fn sizes_are_checked() {
         let z = zstd::bulk::compress(b"hello hello hello", 3).unwrap();
-        assert_eq!(Codec::Zstd.decompress(&z, 17).unwrap(), b"hello hello hello");
+        assert_eq!(
+            Codec::Zstd.decompress(&z, 17).unwrap(),
+            b"hello hello hello"
+        );
         assert!(Codec::Zstd.decompress(&z, 16).is_err());
         assert!(Codec::Zstd.decompress(&z, 18).is_err());
         assert!(Codec::Zstd.decompress(b"junk", 4).is_err());

@@ -7,11 +7,11 @@
 //! name: sched_switch
 //! ID: 316
 //! format:
-//! 	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
-//! 	field:int common_pid;	offset:4;	size:4;	signed:1;
+//!     field:unsigned short common_type;    offset:0;    size:2;    signed:0;
+//!     field:int common_pid;    offset:4;    size:4;    signed:1;
 //!
-//! 	field:char prev_comm[16];	offset:8;	size:16;	signed:0;
-//! 	field:__data_loc char[] name;	offset:24;	size:4;	signed:0;
+//!     field:char prev_comm[16];    offset:8;    size:16;    signed:0;
+//!     field:__data_loc char[] name;    offset:24;    size:4;    signed:0;
 //! print fmt: "..."
 //! ```
 //!
@@ -35,7 +35,11 @@ pub(crate) enum Shape {
     /// `__data_loc T[] name` (4 bytes: offset in the record in the low 16
     /// bits, length in the high 16) or `__rel_loc` (offset counted from the
     /// end of the field); text when `T` is `char`.
-    Dynamic { elem: u32, text: bool, relative: bool },
+    Dynamic {
+        elem: u32,
+        text: bool,
+        relative: bool,
+    },
     /// Anything else (an integer of an odd size): its bytes as a list.
     Bytes,
 }
@@ -113,7 +117,11 @@ pub(crate) fn parse_header_page(text: &[u8]) -> Result<PageHeader, String> {
 
 /// One event's `format` text; `long_size` is the kernel's long (the page
 /// header's commit size), the element size of `long` arrays.
-pub(crate) fn parse_format(system: &str, text: &[u8], long_size: u32) -> Result<EventFormat, String> {
+pub(crate) fn parse_format(
+    system: &str,
+    text: &[u8],
+    long_size: u32,
+) -> Result<EventFormat, String> {
     let text = String::from_utf8_lossy(text);
     let mut name = None;
     let mut id = None;
@@ -200,7 +208,9 @@ fn parse_field_line(line: &str, long_size: u32) -> Result<Option<Field>, String>
             .trim_end_matches("[]")
             .trim();
         if size != 4 {
-            return Err(format!("field `{decl}`: a __data_loc of {size} bytes, not 4"));
+            return Err(format!(
+                "field `{decl}`: a __data_loc of {size} bytes, not 4"
+            ));
         }
         Shape::Dynamic {
             elem: type_size(elem_ty, long_size),
@@ -242,7 +252,9 @@ fn type_size(ty: &str, long_size: u32) -> u32 {
     if ty.ends_with('*') {
         return long_size;
     }
-    let t = ty.trim_start_matches("unsigned ").trim_start_matches("signed ");
+    let t = ty
+        .trim_start_matches("unsigned ")
+        .trim_start_matches("signed ");
     match t {
         "char" | "u8" | "s8" | "bool" | "__u8" => 1,
         "short" | "u16" | "s16" | "__u16" | "__be16" | "__le16" => 2,
@@ -279,7 +291,12 @@ pub(crate) fn visit<'s, S: Sink<'s>>(
     Ok(())
 }
 
-fn visit_field<'s, S: Sink<'s>>(f: &Field, record: &'s [u8], endian: Endian, sink: &mut S) -> Option<()> {
+fn visit_field<'s, S: Sink<'s>>(
+    f: &Field,
+    record: &'s [u8],
+    endian: Endian,
+    sink: &mut S,
+) -> Option<()> {
     let at = f.offset as usize;
     let size = f.size as usize;
     let name = Some(&*f.name);
@@ -316,7 +333,11 @@ fn visit_field<'s, S: Sink<'s>>(f: &Field, record: &'s [u8], endian: Endian, sin
 /// A list of `bytes.len() / elem` integers (a trailing partial element is
 /// dropped: it cannot be read as one).
 fn list<'s, S: Sink<'s>>(f: &Field, bytes: &[u8], elem: u32, endian: Endian, sink: &mut S) {
-    let elem = if matches!(elem, 1 | 2 | 4 | 8) { elem as usize } else { 1 };
+    let elem = if matches!(elem, 1 | 2 | 4 | 8) {
+        elem as usize
+    } else {
+        1
+    };
     sink.open(Some(&f.name), true);
     for i in 0..bytes.len() / elem {
         if let Some(u) = endian.uint(bytes, i * elem, elem) {
@@ -362,7 +383,14 @@ mod tests {
         assert_eq!((f.id, f.name()), (316, "sched_switch"));
         let names: Vec<_> = f.field_names().collect();
         assert_eq!(names, ["prev_comm", "prev_pid", "name", "args", "ptr"]);
-        assert_eq!(f.fields[2].shape, Shape::Dynamic { elem: 1, text: true, relative: false });
+        assert_eq!(
+            f.fields[2].shape,
+            Shape::Dynamic {
+                elem: 1,
+                text: true,
+                relative: false
+            }
+        );
         assert_eq!(f.fields[3].shape, Shape::Array { elem: 8 });
         assert_eq!(f.fields[4].shape, Shape::Int);
         assert_eq!(f.common_pid.as_ref().map(|p| p.offset), Some(4));

@@ -59,7 +59,15 @@ pub(crate) fn parse(file: &[u8]) -> Result<Layout, Bad> {
     let version = std::str::from_utf8(v)
         .ok()
         .and_then(|s| s.parse::<u32>().ok())
-        .ok_or_else(|| c.bad_at(vat, format!("file version `{}` is not a number", String::from_utf8_lossy(v))))?;
+        .ok_or_else(|| {
+            c.bad_at(
+                vat,
+                format!(
+                    "file version `{}` is not a number",
+                    String::from_utf8_lossy(v)
+                ),
+            )
+        })?;
     if version != 6 && version != 7 {
         return Err(c.bad_at(
             vat,
@@ -74,12 +82,18 @@ pub(crate) fn parse(file: &[u8]) -> Result<Layout, Bad> {
     c.endian = endian;
     let long_size = c.u8("long size")?;
     if long_size != 4 && long_size != 8 {
-        return Err(c.bad_at(c.pos() - 1, format!("long size {long_size}: expected 4 or 8")));
+        return Err(c.bad_at(
+            c.pos() - 1,
+            format!("long size {long_size}: expected 4 or 8"),
+        ));
     }
     let psat = c.pos();
     let page_size = c.u32("page size")?;
     if !(64..=(1 << 24)).contains(&page_size) {
-        return Err(c.bad_at(psat, format!("page size {page_size}: not a ring buffer page size")));
+        return Err(c.bad_at(
+            psat,
+            format!("page size {page_size}: not a ring buffer page size"),
+        ));
     }
     if version == 6 {
         v6(c, version, page_size)
@@ -121,7 +135,12 @@ fn event_formats(c: &mut Cursor<'_>, long: u32, out: &mut Vec<EventFormat>) -> R
     Ok(())
 }
 
-fn format_file(c: &mut Cursor<'_>, system: &str, long: u32, out: &mut Vec<EventFormat>) -> Result<(), Bad> {
+fn format_file(
+    c: &mut Cursor<'_>,
+    system: &str,
+    long: u32,
+    out: &mut Vec<EventFormat>,
+) -> Result<(), Bad> {
     let n = c.u64("event format size")?;
     let at = c.pos();
     let text = c.bytes(n, "event format")?;
@@ -152,13 +171,17 @@ fn v6(mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<Layout, Bad> {
     }
     match kind {
         b"flyrecord\0" => {}
-        b"latency  \0" => {
-            return Err(c.bad_at(tat, "a latency trace (text), not per-CPU buffers: sextant reads flyrecord trace.dat files"))
-        }
+        b"latency  \0" => return Err(c.bad_at(
+            tat,
+            "a latency trace (text), not per-CPU buffers: sextant reads flyrecord trace.dat files",
+        )),
         k => {
             return Err(c.bad_at(
                 tat,
-                format!("expected `flyrecord` or `options`, found `{}`", String::from_utf8_lossy(k).escape_debug()),
+                format!(
+                    "expected `flyrecord` or `options`, found `{}`",
+                    String::from_utf8_lossy(k).escape_debug()
+                ),
             ))
         }
     }
@@ -189,7 +212,8 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
     let cat = c.pos();
     let name = String::from_utf8_lossy(c.cstr("compression name")?).into_owned();
     let cversion = String::from_utf8_lossy(c.cstr("compression version")?).into_owned();
-    let codec = Codec::from_name(&name).map_err(|m| c.bad_at(cat, format!("{m} (version {cversion})")))?;
+    let codec =
+        Codec::from_name(&name).map_err(|m| c.bad_at(cat, format!("{m} (version {cversion})")))?;
     let endian = c.endian;
     let mut next = c.u64("first options section offset")?;
     let mut info = TraceInfo::default();
@@ -218,7 +242,13 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
                 message: format!("no {what} section (its option is missing)"),
             })
     };
-    let (data, origin) = section(file, find(options::HEADER_INFO, "header info")?, options::HEADER_INFO, endian, codec)?;
+    let (data, origin) = section(
+        file,
+        find(options::HEADER_INFO, "header info")?,
+        options::HEADER_INFO,
+        endian,
+        codec,
+    )?;
     let page = headers(&mut Cursor::new(&data, origin, endian))?;
     let long = page.commit_size;
     let mut formats = Vec::new();
@@ -234,7 +264,11 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
         .buffers
         .iter()
         .position(|b| b.name.is_empty())
-        .or(if info.buffers.is_empty() { None } else { Some(0) });
+        .or(if info.buffers.is_empty() {
+            None
+        } else {
+            Some(0)
+        });
     let Some(top) = top else {
         let message = if info.has_latency_text {
             "a latency trace (text), not per-CPU buffers: sextant reads flyrecord trace.dat files"
@@ -251,7 +285,9 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
         if ps != page_size {
             return Err(Bad {
                 offset: buffer.offset,
-                message: format!("buffer pages of {ps} bytes, the file says {page_size}: not supported"),
+                message: format!(
+                    "buffer pages of {ps} bytes, the file says {page_size}: not supported"
+                ),
             });
         }
     }
@@ -260,11 +296,17 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
     let id = h.u16("section id")?;
     let flags = h.u16("section flags")?;
     if id != SECTION_BUFFER {
-        return Err(h.bad_at(buffer.offset as usize, format!("section {id} where the BUFFER option points, expected {SECTION_BUFFER}")));
+        return Err(h.bad_at(
+            buffer.offset as usize,
+            format!("section {id} where the BUFFER option points, expected {SECTION_BUFFER}"),
+        ));
     }
     let chunked = flags & COMPRESSED != 0;
     if chunked && codec.is_none() {
-        return Err(h.bad_at(buffer.offset as usize, "compressed buffer in a file that names no compression"));
+        return Err(h.bad_at(
+            buffer.offset as usize,
+            "compressed buffer in a file that names no compression",
+        ));
     }
     let cpus = buffer
         .cpus
@@ -323,7 +365,10 @@ fn section(
         return Ok((Cow::Borrowed(data), Origin::File(start as u64)));
     }
     let Some(codec) = codec else {
-        return Err(c.bad_at(offset as usize, "compressed section in a file that names no compression"));
+        return Err(c.bad_at(
+            offset as usize,
+            "compressed section in a file that names no compression",
+        ));
     };
     let mut z = Cursor::new(data, Origin::File(start as u64), endian);
     let csize = z.u32("compressed size")?;

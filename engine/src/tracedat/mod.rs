@@ -179,7 +179,9 @@ impl TracedatReader {
     }
 
     fn ns(&self, raw: u64) -> i64 {
-        i64::try_from(raw).unwrap_or(i64::MAX).saturating_add(self.info.time_offset)
+        i64::try_from(raw)
+            .unwrap_or(i64::MAX)
+            .saturating_add(self.info.time_offset)
     }
 
     /// Takes the next record of stream `i` into the heap.
@@ -203,7 +205,9 @@ impl TracedatReader {
     fn record_id(&self, i: usize) -> Option<u32> {
         let r = self.heads[i]?;
         let page = self.streams[i].current_page(&self.map);
-        self.endian.uint(page.get(r.start..r.end)?, 0, 2).map(|v| v as u32)
+        self.endian
+            .uint(page.get(r.start..r.end)?, 0, 2)
+            .map(|v| v as u32)
     }
 
     /// Moves to the next event in time order; false at the end.
@@ -224,7 +228,10 @@ impl TracedatReader {
             self.pull(i)?;
         }
         while let Some(Reverse((ts, i))) = self.heap.pop() {
-            if self.record_id(i).is_some_and(|id| self.by_id.contains_key(&id)) {
+            if self
+                .record_id(i)
+                .is_some_and(|id| self.by_id.contains_key(&id))
+            {
                 if ts < self.last_ts {
                     self.warnings.backwards_timestamps += 1;
                 }
@@ -305,7 +312,9 @@ impl<'s> TracedatEvent<'s> {
     /// The thread that emitted the event (`common_pid`).
     pub fn common_pid(&self) -> Option<i64> {
         let f = self.format.common_pid.as_ref()?;
-        let u = self.endian.uint(self.record, f.offset as usize, f.size as usize)?;
+        let u = self
+            .endian
+            .uint(self.record, f.offset as usize, f.size as usize)?;
         let shift = 64 - 8 * f.size.min(8);
         Some(((u << shift) as i64) >> shift)
     }

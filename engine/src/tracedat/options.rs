@@ -79,7 +79,11 @@ pub struct TraceInfo {
 /// Reads the options up to `DONE` into `info`; returns the DONE option's
 /// data (v7: the offset of the next options section), `None` for a v6 list
 /// ended by a bare zero id.
-pub(crate) fn read_options(c: &mut Cursor<'_>, v7: bool, info: &mut TraceInfo) -> Result<Option<u64>, Bad> {
+pub(crate) fn read_options(
+    c: &mut Cursor<'_>,
+    v7: bool,
+    info: &mut TraceInfo,
+) -> Result<Option<u64>, Bad> {
     loop {
         let id = c.u16("option id")?;
         if id == DONE && !v7 {
@@ -114,7 +118,11 @@ pub(crate) fn read_options(c: &mut Cursor<'_>, v7: bool, info: &mut TraceInfo) -
             GUEST => info.guests.push(guest(&mut d)?),
             TIME_SHIFT => info.has_time_shift = true,
             TSC2NSEC => {
-                info.tsc2nsec = Some((d.u32("tsc mult")?, d.u32("tsc shift")?, d.u64("tsc offset")?))
+                info.tsc2nsec = Some((
+                    d.u32("tsc mult")?,
+                    d.u32("tsc shift")?,
+                    d.u64("tsc offset")?,
+                ))
             }
             BUFFER_TEXT => info.has_latency_text = true,
             HEADER_INFO | FTRACE_EVENTS | EVENT_FORMATS | KALLSYMS | PRINTK | CMDLINES if v7 => {
@@ -133,7 +141,11 @@ fn buffer_v7(d: &mut Cursor<'_>) -> Result<Buffer, Bad> {
     let n = d.u32("buffer cpu count")?;
     let mut cpus = Vec::new();
     for _ in 0..n {
-        cpus.push((d.u32("cpu id")?, d.u64("cpu data offset")?, d.u64("cpu data size")?));
+        cpus.push((
+            d.u32("cpu id")?,
+            d.u64("cpu data offset")?,
+            d.u64("cpu data size")?,
+        ));
     }
     Ok(Buffer {
         name,
@@ -174,7 +186,9 @@ fn selected_clock(list: &str) -> Option<String> {
 /// Option text, without its NUL.
 fn text(b: &[u8]) -> String {
     let b = memchr::memchr(0, b).map_or(b, |n| &b[..n]);
-    String::from_utf8_lossy(b).trim_end_matches('\n').to_string()
+    String::from_utf8_lossy(b)
+        .trim_end_matches('\n')
+        .to_string()
 }
 
 #[cfg(test)]

@@ -95,7 +95,11 @@ impl CpuStream {
     /// Reads the chunk table of a compressed CPU (which reads nothing else).
     pub fn new(file: &[u8], loc: CpuLoc, geo: Geometry) -> Result<CpuStream, Bad> {
         // The size of chunked data does not count its leading chunk count.
-        let size = if loc.chunked { loc.size.saturating_add(4) } else { loc.size };
+        let size = if loc.chunked {
+            loc.size.saturating_add(4)
+        } else {
+            loc.size
+        };
         let region = region(file, loc.offset, size, "CPU data")?;
         let mut chunks = Vec::new();
         let pages = if loc.chunked {
@@ -200,7 +204,10 @@ impl CpuStream {
     /// its compressed chunk.
     fn page_at(&self, i: usize) -> u64 {
         if self.loc.chunked {
-            let c = self.chunks.partition_point(|c| c.first_page <= i).saturating_sub(1);
+            let c = self
+                .chunks
+                .partition_point(|c| c.first_page <= i)
+                .saturating_sub(1);
             self.chunks.get(c).map_or(self.loc.offset, |c| c.at)
         } else {
             self.loc.offset + (i * self.geo.page_size) as u64
@@ -261,7 +268,11 @@ impl CpuStream {
     pub fn next(&mut self, file: &[u8], lost: &mut (u64, u64)) -> Result<Option<Record>, Bad> {
         loop {
             if !self.loaded || self.pos >= self.end {
-                let next = if self.loaded { self.page + 1 } else { self.page };
+                let next = if self.loaded {
+                    self.page + 1
+                } else {
+                    self.page
+                };
                 if next >= self.pages {
                     self.page = self.pages;
                     self.loaded = true;
@@ -304,7 +315,11 @@ impl CpuStream {
         let (next, record) = match type_len {
             PADDING => {
                 // A null padding (delta 0) fills the page to its end.
-                let len = if delta == 0 && pos + 4 >= end { 0 } else { word(pos + 4)? };
+                let len = if delta == 0 && pos + 4 >= end {
+                    0
+                } else {
+                    word(pos + 4)?
+                };
                 self.ts = self.ts.wrapping_add(delta);
                 if delta == 0 && len == 0 {
                     (end, None)
@@ -324,7 +339,11 @@ impl CpuStream {
             }
             0 => {
                 let len = word(pos + 4)?;
-                let len = (len.checked_sub(4).ok_or_else(|| bad(format!("record length {len}")))? + 3) & !3;
+                let len = (len
+                    .checked_sub(4)
+                    .ok_or_else(|| bad(format!("record length {len}")))?
+                    + 3)
+                    & !3;
                 self.ts = self.ts.wrapping_add(delta);
                 let start = pos + 8;
                 (start + len as usize, Some((start, start + len as usize)))
@@ -332,7 +351,10 @@ impl CpuStream {
             n => {
                 self.ts = self.ts.wrapping_add(delta);
                 let start = pos + 4;
-                (start + 4 * n as usize, Some((start, start + 4 * n as usize)))
+                (
+                    start + 4 * n as usize,
+                    Some((start, start + 4 * n as usize)),
+                )
             }
         };
         if next > end {
@@ -391,7 +413,12 @@ impl CpuStream {
     /// Positions the cursor so that `next` gives the first record at or
     /// after raw time `raw`: from the last page stamped before it (pages
     /// are in time order), skipping the records before it.
-    pub fn seek(&mut self, file: &[u8], raw: u64, lost: &mut (u64, u64)) -> Result<Option<Record>, Bad> {
+    pub fn seek(
+        &mut self,
+        file: &[u8],
+        raw: u64,
+        lost: &mut (u64, u64),
+    ) -> Result<Option<Record>, Bad> {
         let (mut lo, mut hi) = (0usize, self.pages);
         // The first page stamped at or after `raw`; start one before it.
         while lo < hi {
@@ -508,7 +535,10 @@ mod tests {
         let r = s.seek(&file, t2, &mut lost2).unwrap().unwrap();
         assert_eq!(r.ts, t2);
         assert_eq!(lost2, (0, 0));
-        assert_eq!(s.seek(&file, t3 + 1, &mut lost2).unwrap().unwrap().ts, (5 << 27) + 10);
+        assert_eq!(
+            s.seek(&file, t3 + 1, &mut lost2).unwrap().unwrap().ts,
+            (5 << 27) + 10
+        );
         assert!(s.seek(&file, 1 << 40, &mut lost2).unwrap().is_none());
     }
 

@@ -16,10 +16,8 @@ struct Temp(PathBuf);
 
 impl Temp {
     fn new(tag: &str, bytes: &[u8]) -> Temp {
-        let dir = std::env::temp_dir().join(format!(
-            "sextant-tracedat-{}-{tag}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("sextant-tracedat-{}-{tag}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("trace.dat");
         std::fs::write(&p, bytes).unwrap();
@@ -59,8 +57,14 @@ fn fixtures_read_with_their_options() {
         let r = TracedatReader::open(&path).unwrap();
         assert_eq!(r.version(), version, "{name}");
         assert_eq!(r.info().clock.as_deref(), Some("mono"), "{name}");
-        assert!(r.info().uname.as_deref().unwrap_or("").starts_with("Linux"), "{name}");
-        assert!(r.formats().iter().any(|f| f.name() == "sched_switch" && f.system() == "sched"));
+        assert!(
+            r.info().uname.as_deref().unwrap_or("").starts_with("Linux"),
+            "{name}"
+        );
+        assert!(r
+            .formats()
+            .iter()
+            .any(|f| f.name() == "sched_switch" && f.system() == "sched"));
         let n = drain(&path).unwrap();
         assert!(n > 1000, "{name}: {n} events");
         assert_eq!(EventSource::warnings(&r), Vec::<String>::new(), "{name}");
@@ -84,7 +88,15 @@ fn events_are_in_time_order_with_threads_and_progress() {
             let names: Vec<_> = e.format().field_names().collect();
             assert_eq!(
                 names,
-                ["prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"]
+                [
+                    "prev_comm",
+                    "prev_pid",
+                    "prev_prio",
+                    "prev_state",
+                    "next_comm",
+                    "next_pid",
+                    "next_prio"
+                ]
             );
         }
     }
@@ -99,7 +111,10 @@ fn other_versions_and_magics_are_refused_with_the_offset() {
     bytes[10] = b'8';
     let t = Temp::new("v8", &bytes);
     let e = TracedatReader::open(&t.0).err().unwrap().to_string();
-    assert!(e.contains("trace.dat") && e.contains("byte 10:") && e.contains("version 8"), "{e}");
+    assert!(
+        e.contains("trace.dat") && e.contains("byte 10:") && e.contains("version 8"),
+        "{e}"
+    );
     assert!(e.contains("versions 6 and 7"), "{e}");
 }
 
