@@ -227,7 +227,7 @@ fn parse_field_line(line: &str, long_size: u32) -> Result<Option<Field>, String>
             Shape::Text
         } else {
             let elem = match count {
-                Some(n) if n > 0 && size % n == 0 => size / n,
+                Some(n) if n > 0 && size.is_multiple_of(n) => size / n,
                 _ => type_size(base, long_size),
             };
             Shape::Array { elem }

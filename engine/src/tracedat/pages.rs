@@ -116,7 +116,7 @@ impl CpuStream {
             for _ in 0..n {
                 let csize = word(pos)? as u32;
                 let usize_ = word(pos + 4)? as u32;
-                if usize_ as usize % geo.page_size != 0 {
+                if !(usize_ as usize).is_multiple_of(geo.page_size) {
                     return Err(Bad {
                         offset: at(pos),
                         message: format!(
