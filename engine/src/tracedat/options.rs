@@ -194,6 +194,69 @@ fn text(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tracedat::bytes::{Endian, Origin};
+
+    fn option(id: u16, data: &[u8]) -> Vec<u8> {
+        [&id.to_le_bytes()[..], &(data.len() as u32).to_le_bytes(), data].concat()
+    }
+
+    #[test]
+    fn v7_options_clock_cpus_offset_guest_and_buffers() {
+        let guest = [
+            &b"vm1\0"[..],
+            &7u64.to_le_bytes(),
+            &2u32.to_le_bytes(),
+            &0u32.to_le_bytes(),
+            &1234u32.to_le_bytes(),
+            &1u32.to_le_bytes(),
+            &1235u32.to_le_bytes(),
+        ]
+        .concat();
+        let buffer = [
+            &4096u64.to_le_bytes()[..],
+            b"\0mono\0",
+            &4096u32.to_le_bytes(),
+            &1u32.to_le_bytes(),
+            &0u32.to_le_bytes(),
+            &8192u64.to_le_bytes(),
+            &100u64.to_le_bytes(),
+        ]
+        .concat();
+        let blob = [
+            option(TRACECLOCK, b"local [boot] mono\n\0"),
+            option(CPUCOUNT, &4u32.to_le_bytes()),
+            option(OFFSET, b"-1500\0"),
+            option(GUEST, &guest),
+            option(BUFFER, &buffer),
+            option(HEADER_INFO, &37u64.to_le_bytes()),
+            option(99, b"an option of a later trace-cmd"),
+            option(DONE, &555u64.to_le_bytes()),
+        ]
+        .concat();
+        let mut info = TraceInfo::default();
+        let mut c = Cursor::new(&blob, Origin::File(0), Endian { big: false });
+        assert_eq!(read_options(&mut c, true, &mut info), Ok(Some(555)));
+        assert_eq!(info.clock.as_deref(), Some("boot"));
+        assert_eq!(info.cpu_count, Some(4));
+        assert_eq!(info.time_offset, -1500);
+        assert_eq!(
+            info.guests,
+            [Guest {
+                name: "vm1".into(),
+                trace_id: 7,
+                vcpus: vec![(0, 1234), (1, 1235)]
+            }]
+        );
+        assert_eq!(info.buffers.len(), 1);
+        assert_eq!(info.buffers[0].clock.as_deref(), Some("mono"));
+        assert_eq!(info.buffers[0].cpus, [(0, 8192, 100)]);
+        assert_eq!(info.sections, [(HEADER_INFO, 37)]);
+
+        // Cut inside an option: an error at the offset where data is missing.
+        let mut c = Cursor::new(&blob[..20], Origin::File(1000), Endian { big: false });
+        let e = read_options(&mut c, true, &mut TraceInfo::default()).unwrap_err();
+        assert!(e.offset >= 1000 && e.message.contains("cut short"), "{e:?}");
+    }
 
     #[test]
     fn the_selected_clock() {
