@@ -219,15 +219,14 @@ fn v7(file: &[u8], mut c: Cursor<'_>, version: u32, page_size: u32) -> Result<La
     let mut info = TraceInfo::default();
     // Options sections chain through their DONE options; a chain that loops
     // back is damage, not a reason to read forever.
-    let mut seen = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     while next != 0 {
-        if seen.contains(&next) {
+        if !seen.insert(next) {
             return Err(Bad {
                 offset: next,
                 message: "options sections chain back to one already read".into(),
             });
         }
-        seen.push(next);
         let (data, origin) = section(file, next, SECTION_OPTIONS, endian, codec)?;
         let mut o = Cursor::new(&data, origin, endian);
         next = read_options(&mut o, true, &mut info)?.unwrap_or(0);

@@ -197,7 +197,12 @@ mod tests {
     use crate::tracedat::bytes::{Endian, Origin};
 
     fn option(id: u16, data: &[u8]) -> Vec<u8> {
-        [&id.to_le_bytes()[..], &(data.len() as u32).to_le_bytes(), data].concat()
+        [
+            &id.to_le_bytes()[..],
+            &(data.len() as u32).to_le_bytes(),
+            data,
+        ]
+        .concat()
     }
 
     #[test]
