@@ -16,6 +16,14 @@ if ! /usr/bin/python3 -c 'import bt2' 2>/dev/null || ! command -v babeltrace2 >/
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq babeltrace2 python3-bt2 >/dev/null
 fi
+# The trace.dat oracle: trace-cmd report (engine/tests/tracedat.rs).
+if ! command -v trace-cmd >/dev/null; then
+    echo "== installing trace-cmd (trace.dat oracle)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq trace-cmd >/dev/null
+fi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

@@ -16,4 +16,5 @@ pub mod kernel;
 pub mod reader;
 pub mod run;
 pub mod store;
+pub mod tracedat;
 pub mod value;

@@ -1,6 +1,6 @@
 //! Opening a trace whatever its format: a CTF directory (or a directory of
-//! CTF traces), an ftrace text file, or a BTF file (told by its content,
-//! not its name).
+//! CTF traces), an ftrace text file, a trace-cmd `trace.dat` or a BTF file
+//! (told by its content, not its name).
 
 use std::io::Read;
 use std::path::Path;
@@ -10,12 +10,14 @@ use crate::ctf::CtfReader;
 use crate::event::{EventSource, ReadError};
 use crate::ftrace::FtraceReader;
 use crate::hosts::{self, HostPick};
+use crate::tracedat::{looks_like_tracedat, TracedatReader};
 
 /// A reader of any supported format.
 pub enum AnyReader {
     Ctf(CtfReader),
     Ftrace(Box<FtraceReader>),
     Btf(Box<BtfSource>),
+    Tracedat(Box<TracedatReader>),
 }
 
 /// How to read a trace.
@@ -87,6 +89,11 @@ impl AnyReader {
                 message: "empty file: not a trace".into(),
             }));
         }
+        if looks_like_tracedat(&head[..n]) {
+            return Ok(AnyReader::Tracedat(Box::new(
+                TracedatReader::open(path).map_err(ReadError::new)?,
+            )));
+        }
         if looks_like_btf(&head[..n]) {
             let lenient = crate::btf::Options {
                 lenient: options.lenient,
@@ -102,7 +109,7 @@ impl AnyReader {
         }
         Err(ReadError::new(UnknownFormat {
             path: path.to_path_buf(),
-            message: "not a trace sextant reads: expected a CTF trace directory, an ftrace text file (/sys/kernel/tracing/trace) or a BTF file (#version 2.1 or 2.2)".into(),
+            message: "not a trace sextant reads: expected a CTF trace directory, an ftrace text file (/sys/kernel/tracing/trace), a trace-cmd trace.dat or a BTF file (#version 2.1 or 2.2)".into(),
         }))
     }
 
@@ -111,6 +118,7 @@ impl AnyReader {
             AnyReader::Ctf(r) => work.run(r),
             AnyReader::Ftrace(r) => work.run(*r),
             AnyReader::Btf(r) => work.run(*r),
+            AnyReader::Tracedat(r) => work.run(*r),
         }
     }
 }
@@ -194,6 +202,13 @@ mod tests {
     #[test]
     fn seek_ftrace_equals_tail_of_full_read() {
         check_seeks(&fixture("scenario-a/trace.txt"));
+    }
+
+    #[test]
+    fn seek_tracedat_equals_tail_of_full_read() {
+        for f in ["trace-v6.dat", "trace-v7.dat", "trace-v7-zstd.dat"] {
+            check_seeks(&fixture(&format!("tracedat-a/{f}")));
+        }
     }
 
     #[test]

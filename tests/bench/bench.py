@@ -15,6 +15,11 @@
                                             recorded by tests/bench/record-threads.sh:
                                             /tmp/sextant-threads-many, -few); goal
                                             <= 15 % apart
+  tests/bench/bench.py tracedat [FILE...]   trace.dat reading: trace-cmd report > /dev/null
+                                            vs sextant dump --format none (every field
+                                            decoded) and --no-payload (names, times);
+                                            default: /tmp/sextant-large.dat, recorded by
+                                            tests/bench/record-large-tracedat.sh
   tests/bench/bench.py model [TRACE...]     the kernel model's share per event on
                                             small LTTng traces (default: the shared
                                             many-threads, multi-domains, flipping-
@@ -131,6 +136,20 @@ def bench_read(traces, runs, jobs):
             print(f"  {'':<44} wall {wall1:.3f} s on one thread, {wall:.3f} s on {jobs}: {wall1 / wall:.2f}x events/s")
 
 
+def bench_tracedat(traces, runs):
+    if not shutil.which("trace-cmd"):
+        sys.exit("trace-cmd is needed as the peer (apt-get install trace-cmd)")
+    for t in traces:
+        n = count_events(t)
+        print(f"\n{t}: {n:,} events (load average {os.getloadavg()[0]:.1f})")
+        # Its text goes to /dev/null, not through this script's pipe.
+        cpu, rss, _ = measure(["sh", "-c", 'exec trace-cmd report -i "$0" >/dev/null 2>&1', t], runs)
+        ref = row("trace-cmd report > /dev/null", n, cpu, rss)
+        for label, extra in [("all fields", []), ("names, times", ["--no-payload"])]:
+            cpu, rss, _ = measure([SEXTANT, "dump", t, "--format", "none", *extra], runs)
+            row(f"sextant ({label})", n, cpu, rss, ref)
+
+
 MODELS = {
     "same_tid futex entry->exit": '{"name":"futex","events":[{"name":"syscall_entry_futex"},{"name":"syscall_exit_futex"}]}',
     "same_tid switch-out->switch-in": '{"name":"off-cpu","events":[{"name":"sched_switch","fields":{"prev_tid":"$tid"}},{"name":"sched_switch","fields":{"next_tid":"$tid"}}]}',
@@ -218,7 +237,7 @@ def bench_model(traces, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["read", "analyze", "threads", "model"])
+    ap.add_argument("what", choices=["read", "analyze", "threads", "model", "tracedat"])
     ap.add_argument("traces", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads of the parallel rows (read)")
@@ -229,6 +248,10 @@ def main():
         return bench_threads(a.traces, a.runs)
     if a.what == "model":
         return bench_model(a.traces, max(a.runs, 7))
+    if a.what == "tracedat":
+        traces = a.traces or ["/tmp/sextant-large.dat"]
+        print(f"{'':<46}{'CPU':>10} {'rate':>14} {'ratio':>7} {'peak RSS':>12}")
+        return bench_tracedat(traces, a.runs)
     traces = a.traces or default_traces()
     if not traces:
         sys.exit("no trace: give one, or record /tmp/sextant-large-ctf with tests/bench/record-large.sh")

@@ -37,7 +37,7 @@ pub enum Format {
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("threads").required(true).multiple(true).args(["tids", "process"]))]
 pub struct Request {
-    /// Trace: CTF directory, ftrace text file or BTF file.
+    /// Trace: CTF directory, ftrace text file, trace-cmd trace.dat or BTF file.
     pub trace: PathBuf,
     /// Skip malformed rows of a BTF file (counted in the warnings) instead
     /// of stopping at the first.

@@ -36,7 +36,7 @@ pub enum ExplainFormat {
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset"]))]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["execution", "longest"]))]
 pub struct Request {
-    /// Trace: CTF directory, ftrace text file or BTF file.
+    /// Trace: CTF directory, ftrace text file, trace-cmd trace.dat or BTF file.
     pub trace: PathBuf,
     /// Skip malformed rows of a BTF file (counted in the warnings) instead
     /// of stopping at the first.

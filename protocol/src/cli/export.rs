@@ -17,7 +17,7 @@ use super::progress;
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("what").required(true).args(["model", "preset", "events", "states"]))]
 pub struct Request {
-    /// Trace: CTF directory, ftrace text file or BTF file.
+    /// Trace: CTF directory, ftrace text file, trace-cmd trace.dat or BTF file.
     pub trace: PathBuf,
     #[command(flatten)]
     pub what: TargetArgs,

@@ -37,7 +37,7 @@ enum Command {
     /// Print every event of a trace, in time order.
     Dump {
         /// CTF trace directory (or a directory holding several traces),
-        /// ftrace text file or BTF file.
+        /// ftrace text file, trace-cmd trace.dat or BTF file.
         trace: PathBuf,
         #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
         format: DumpFormat,
