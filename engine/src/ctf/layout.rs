@@ -133,7 +133,7 @@ fn err<T>(line: Option<u32>, message: impl Into<String>) -> Result<T, LayoutErro
 
 pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
     let byte_order = meta.trace.byte_order.unwrap_or(ByteOrder::Little);
-    let mut warnings = Vec::new();
+    let mut warnings = meta.warnings.clone();
     let clocks: Vec<Clock> = meta
         .clocks
         .iter()

@@ -119,4 +119,6 @@ pub struct MetadataDecl {
     pub clocks: Vec<ClockDecl>,
     pub streams: Vec<StreamDecl>,
     pub events: Vec<EventDecl>,
+    /// Declarations the reader skipped (unknown type scopes), by line.
+    pub warnings: Vec<String>,
 }

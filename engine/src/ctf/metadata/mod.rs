@@ -78,6 +78,12 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
         let content_bits = u32_at(header, 24) as usize;
         let packet_bits = u32_at(header, 28) as usize;
         let (compression, encryption, checksum) = (header[32], header[33], header[34]);
+        let (major, minor) = (header[35], header[36]);
+        if (major, minor) != (1, 8) {
+            return Err(err(format!(
+                "metadata packet of version {major}.{minor}: this reader reads CTF 1.8, the spec (§7.1) expects major 1 and minor 8 in the packet header"
+            )));
+        }
         if compression != 0 || encryption != 0 || checksum != 0 {
             return Err(err(
                 "compressed, encrypted or checksummed metadata packets are not supported".into(),
@@ -131,6 +137,19 @@ mod tests {
             metadata_text(&bytes).unwrap(),
             "trace { major = 1; minor = 8; };"
         );
+    }
+
+    #[test]
+    fn packet_of_another_version_is_refused() {
+        let mut bytes = packet(b"trace { major = 1; ", 0);
+        let first = bytes.len();
+        let mut second = packet(b"minor = 8; };", 0);
+        second[35] = 2;
+        second[36] = 0;
+        bytes.extend(second);
+        let e = metadata_text(&bytes).unwrap_err();
+        assert_eq!(e.offset, first as u64);
+        assert!(e.message.contains("version 2.0"), "{}", e.message);
     }
 
     #[test]
