@@ -738,10 +738,18 @@ impl Parser {
             let Some(TypeDecl::Variant { options, .. }) = self.variants.get(&n).cloned() else {
                 return self.err(format!("unknown variant `{n}`"));
             };
-            return Ok(TypeDecl::Variant { tag, options });
+            return Ok(TypeDecl::Variant {
+                tag,
+                options,
+                ranges: None,
+            });
         }
         let options = self.fields()?;
-        let t = TypeDecl::Variant { tag, options };
+        let t = TypeDecl::Variant {
+            tag,
+            options,
+            ranges: None,
+        };
         if let Some(n) = name {
             self.variants.insert(n, t.clone());
         }
