@@ -9,10 +9,10 @@
 pub mod crosscheck;
 pub mod decode;
 mod error;
-pub mod json_metadata;
 mod flat;
 mod frame;
 mod header;
+pub mod json_metadata;
 pub mod layout;
 mod merge;
 pub mod metadata;

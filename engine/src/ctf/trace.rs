@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::CtfError;
-use super::layout::{self, Layout};
 use super::json_metadata;
+use super::layout::{self, Layout};
 use super::metadata;
 
 #[derive(Debug, Clone)]

@@ -32,17 +32,40 @@ pub(super) const ROLE_NAMES: [(Scope, &str, &str); 12] = [
     (Scope::PacketHeader, "data-stream-class-id", "stream_id"),
     (Scope::PacketHeader, "data-stream-id", "stream_instance_id"),
     (Scope::PacketContext, "packet-total-length", "packet_size"),
-    (Scope::PacketContext, "packet-content-length", "content_size"),
-    (Scope::PacketContext, "default-clock-timestamp", "timestamp_begin"),
-    (Scope::PacketContext, "packet-end-default-clock-timestamp", "timestamp_end"),
-    (Scope::PacketContext, "discarded-event-record-counter-snapshot", "events_discarded"),
-    (Scope::PacketContext, "packet-sequence-number", "packet_seq_num"),
+    (
+        Scope::PacketContext,
+        "packet-content-length",
+        "content_size",
+    ),
+    (
+        Scope::PacketContext,
+        "default-clock-timestamp",
+        "timestamp_begin",
+    ),
+    (
+        Scope::PacketContext,
+        "packet-end-default-clock-timestamp",
+        "timestamp_end",
+    ),
+    (
+        Scope::PacketContext,
+        "discarded-event-record-counter-snapshot",
+        "events_discarded",
+    ),
+    (
+        Scope::PacketContext,
+        "packet-sequence-number",
+        "packet_seq_num",
+    ),
     (Scope::EventHeader, "event-record-class-id", "id"),
     (Scope::EventHeader, "default-clock-timestamp", "timestamp"),
 ];
 
 /// Roles whose integer samples the data stream's default clock.
-const CLOCK_ROLES: [&str; 2] = ["default-clock-timestamp", "packet-end-default-clock-timestamp"];
+const CLOCK_ROLES: [&str; 2] = [
+    "default-clock-timestamp",
+    "packet-end-default-clock-timestamp",
+];
 
 /// Aliases naming aliases, and structures in structures, nest at most this
 /// deep: deeper is a loop or an attack, not a trace.
@@ -106,7 +129,9 @@ impl Converter<'_> {
         let fc = self.resolve(v, at)?;
         let ty = at.str_field(fc, "type")?;
         let unsupported = |what: &str| {
-            Err(at.key("type").error(format!("{what} are not supported yet")))
+            Err(at
+                .key("type")
+                .error(format!("{what} are not supported yet")))
         };
         Ok(match ty {
             "fixed-length-bit-array"
@@ -172,11 +197,20 @@ impl Converter<'_> {
             },
             "structure" => self.structure(fc, at, depth)?,
             "static-length-array" | "dynamic-length-array" => {
-                if fc.get("minimum-alignment").and_then(Value::as_u64).unwrap_or(1) > 1 {
+                if fc
+                    .get("minimum-alignment")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    > 1
+                {
                     return unsupported("arrays with a minimum alignment");
                 }
                 let ea = at.key("element-field-class");
-                let elem = Box::new(self.convert(at.required(fc, "element-field-class")?, &ea, depth + 1)?);
+                let elem = Box::new(self.convert(
+                    at.required(fc, "element-field-class")?,
+                    &ea,
+                    depth + 1,
+                )?);
                 if ty == "static-length-array" {
                     TypeDecl::Array {
                         elem,
@@ -195,7 +229,9 @@ impl Converter<'_> {
                 return unsupported("variable-length floating point numbers")
             }
             other => {
-                return Err(at.key("type").error(format!("unknown field class type `{other}`")))
+                return Err(at
+                    .key("type")
+                    .error(format!("unknown field class type `{other}`")))
             }
         })
     }
@@ -337,7 +373,11 @@ impl Converter<'_> {
         for (i, o) in options.iter().enumerate() {
             let at = oat.index(i);
             let name = at.opt_str(o, "name")?.unwrap_or_default();
-            let t = self.convert(at.required(o, "field-class")?, &at.key("field-class"), depth + 1)?;
+            let t = self.convert(
+                at.required(o, "field-class")?,
+                &at.key("field-class"),
+                depth + 1,
+            )?;
             ranges.push(ranges_of(
                 at.required(o, "selector-field-ranges")?,
                 &at.key("selector-field-ranges"),

@@ -53,7 +53,11 @@ impl Ptr {
     pub fn key(&self, k: &str) -> Ptr {
         Ptr {
             fragment: self.fragment,
-            pointer: format!("{}/{}", self.pointer, k.replace('~', "~0").replace('/', "~1")),
+            pointer: format!(
+                "{}/{}",
+                self.pointer,
+                k.replace('~', "~0").replace('/', "~1")
+            ),
         }
     }
 

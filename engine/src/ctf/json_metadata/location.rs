@@ -12,7 +12,10 @@ const ORIGINS: [(&str, &[&str]); 6] = [
     ("packet-header", &["trace", "packet", "header"]),
     ("packet-context", &["stream", "packet", "context"]),
     ("event-record-header", &["stream", "event", "header"]),
-    ("event-record-common-context", &["stream", "event", "context"]),
+    (
+        "event-record-common-context",
+        &["stream", "event", "context"],
+    ),
     ("event-record-specific-context", &["event", "context"]),
     ("event-record-payload", &["event", "fields"]),
 ];

@@ -192,11 +192,13 @@ fn clock_class(fragment: &Value, root: &Ptr) -> Result<ClockDecl, JsonMetadataEr
     // `id` in the final spec, `name` in the drafts.
     let name = match root.opt_str(fragment, "id")? {
         Some(id) => id,
-        None => root.opt_str(fragment, "name")?.ok_or_else(|| {
-            root.error("clock class without `id` (or the drafts' `name`)")
-        })?,
+        None => root
+            .opt_str(fragment, "name")?
+            .ok_or_else(|| root.error("clock class without `id` (or the drafts' `name`)"))?,
     };
-    let freq = root.key("frequency").uint(root.get(fragment, "frequency"))?;
+    let freq = root
+        .key("frequency")
+        .uint(root.get(fragment, "frequency"))?;
     if freq == 0 {
         return Err(root.key("frequency").error("frequency must not be 0"));
     }

@@ -22,7 +22,10 @@ fn malformed_json_names_fragment_and_pointer() {
     ]))
     .unwrap_err();
     assert_eq!(e.fragment, 3);
-    assert_eq!(e.pointer, "/payload-field-class/member-classes/0/field-class/length");
+    assert_eq!(
+        e.pointer,
+        "/payload-field-class/member-classes/0/field-class/length"
+    );
     let e = parse(&seq(&[r#"{"type": "preamble", "version": 3}"#])).unwrap_err();
     assert_eq!((e.fragment, e.pointer.as_str()), (1, "/version"));
     let e = parse(&seq(&[r#"{"type": "trace-class"}"#])).unwrap_err();
@@ -31,7 +34,10 @@ fn malformed_json_names_fragment_and_pointer() {
 
 #[test]
 fn roles_take_reserved_names_and_clocks_both_spellings() {
-    for (clock_key, dsc_key) in [("id", "default-clock-class-id"), ("name", "default-clock-class-name")] {
+    for (clock_key, dsc_key) in [
+        ("id", "default-clock-class-id"),
+        ("name", "default-clock-class-name"),
+    ] {
         let m = parse(&seq(&[
             PREAMBLE,
             r#"{"type": "trace-class", "packet-header-field-class": {"type": "structure", "member-classes": [
@@ -43,9 +49,13 @@ fn roles_take_reserved_names_and_clocks_both_spellings() {
         .unwrap();
         assert_eq!(m.clocks[0].name, "mono");
         assert_eq!((m.clocks[0].offset_s, m.clocks[0].offset), (5, 7));
-        let Some(TypeDecl::Struct { fields, .. }) = &m.trace.packet_header else { panic!() };
+        let Some(TypeDecl::Struct { fields, .. }) = &m.trace.packet_header else {
+            panic!()
+        };
         assert_eq!(fields[0].0, "magic");
-        let Some(TypeDecl::Struct { fields, .. }) = &m.streams[0].event_header else { panic!() };
+        let Some(TypeDecl::Struct { fields, .. }) = &m.streams[0].event_header else {
+            panic!()
+        };
         assert_eq!(fields[0].0, "timestamp");
         assert!(matches!(&fields[0].1, TypeDecl::Int(i) if i.clock.as_deref() == Some("mono")));
     }
@@ -54,10 +64,14 @@ fn roles_take_reserved_names_and_clocks_both_spellings() {
 #[test]
 fn locations_final_and_draft() {
     let at = Ptr::root(1);
-    let v: serde_json::Value = serde_json::json!({"origin": "event-record-payload", "path": ["len"]});
+    let v: serde_json::Value =
+        serde_json::json!({"origin": "event-record-payload", "path": ["len"]});
     assert_eq!(location::path(&v, &at).unwrap(), ["event", "fields", "len"]);
     let v = serde_json::json!(["event-record-header", "id"]);
-    assert_eq!(location::path(&v, &at).unwrap(), ["stream", "event", "header", "id"]);
+    assert_eq!(
+        location::path(&v, &at).unwrap(),
+        ["stream", "event", "header", "id"]
+    );
     let v = serde_json::json!({"path": [null, "len"]});
     assert_eq!(location::path(&v, &at).unwrap(), ["len"]);
     let v = serde_json::json!({"origin": "nowhere", "path": ["x"]});

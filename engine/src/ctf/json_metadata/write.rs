@@ -26,7 +26,10 @@ const SCOPES: [(&str, &[&str]); 6] = [
     ("packet-header", &["trace", "packet", "header"]),
     ("packet-context", &["stream", "packet", "context"]),
     ("event-record-header", &["stream", "event", "header"]),
-    ("event-record-common-context", &["stream", "event", "context"]),
+    (
+        "event-record-common-context",
+        &["stream", "event", "context"],
+    ),
     ("event-record-specific-context", &["event", "context"]),
     ("event-record-payload", &["event", "fields"]),
 ];
@@ -104,9 +107,24 @@ pub fn to_json_sequence(meta: &MetadataDecl) -> Result<String, ToJsonError> {
         }
         let w = writer(roots_of(meta, Some(s), None));
         for (key, t, i, scope) in [
-            ("packet-context-field-class", &s.packet_context, 1, Scope::PacketContext),
-            ("event-record-header-field-class", &s.event_header, 2, Scope::EventHeader),
-            ("event-record-common-context-field-class", &s.event_context, 3, Scope::Other),
+            (
+                "packet-context-field-class",
+                &s.packet_context,
+                1,
+                Scope::PacketContext,
+            ),
+            (
+                "event-record-header-field-class",
+                &s.event_header,
+                2,
+                Scope::EventHeader,
+            ),
+            (
+                "event-record-common-context-field-class",
+                &s.event_context,
+                3,
+                Scope::Other,
+            ),
         ] {
             if let Some(t) = t {
                 dsc[key] = w.scope(t, i, scope)?;
@@ -118,7 +136,8 @@ pub fn to_json_sequence(meta: &MetadataDecl) -> Result<String, ToJsonError> {
             .iter()
             .filter(|e| e.stream_id.map_or(streams.len() == 1, |x| x == id))
         {
-            let mut erc = json!({"type": "event-record-class", "data-stream-class-id": id, "name": e.name});
+            let mut erc =
+                json!({"type": "event-record-class", "data-stream-class-id": id, "name": e.name});
             if let Some(eid) = e.id {
                 erc["id"] = json!(eid);
             }
@@ -144,7 +163,11 @@ pub fn to_json_sequence(meta: &MetadataDecl) -> Result<String, ToJsonError> {
 /// The clock the stream's event header samples, as `layout` picks it.
 fn stream_clock<'m>(meta: &'m MetadataDecl, s: &StreamDecl) -> Option<&'m str> {
     match header_clock(s.event_header.as_ref()) {
-        Some(n) => meta.clocks.iter().find(|c| c.name == n).map(|c| c.name.as_str()),
+        Some(n) => meta
+            .clocks
+            .iter()
+            .find(|c| c.name == n)
+            .map(|c| c.name.as_str()),
         None if meta.clocks.len() == 1 => Some(meta.clocks[0].name.as_str()),
         None => None,
     }
@@ -284,8 +307,10 @@ impl<'m> Writer<'m> {
                     if r.is_empty() {
                         continue;
                     }
-                    let ranges: Vec<Value> =
-                        r.iter().map(|(lo, hi)| json!([json_int(*lo), json_int(*hi)])).collect();
+                    let ranges: Vec<Value> = r
+                        .iter()
+                        .map(|(lo, hi)| json!([json_int(*lo), json_int(*hi)]))
+                        .collect();
                     out.push(json!({
                         "name": name,
                         "selector-field-ranges": ranges,
@@ -317,7 +342,12 @@ impl<'m> Writer<'m> {
 
     /// The CTF 2 location of a TSDL field reference made from `root` inside
     /// `frames`.
-    fn location(&self, path: &[String], root: usize, frames: &Frames<'m>) -> Result<Value, ToJsonError> {
+    fn location(
+        &self,
+        path: &[String],
+        root: usize,
+        frames: &Frames<'m>,
+    ) -> Result<Value, ToJsonError> {
         for (origin, prefix) in SCOPES {
             if path.len() > prefix.len() && path.iter().zip(prefix.iter()).all(|(a, b)| a == b) {
                 return Ok(json!({"origin": origin, "path": &path[prefix.len()..]}));
@@ -392,7 +422,10 @@ fn descend<'a>(t: &'a TypeDecl, path: &[String]) -> Option<&'a TypeDecl> {
 
 /// The roles CTF 2 gives the integer a CTF 1.8 scope reserves `name` for.
 fn roles_of(scope: Scope, name: &str, t: &TypeDecl) -> Vec<&'static str> {
-    if !matches!(t, TypeDecl::Int(_) | TypeDecl::Enum { .. } | TypeDecl::VarInt { .. }) {
+    if !matches!(
+        t,
+        TypeDecl::Int(_) | TypeDecl::Enum { .. } | TypeDecl::VarInt { .. }
+    ) {
         return Vec::new();
     }
     ROLE_NAMES
