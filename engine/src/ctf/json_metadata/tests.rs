@@ -77,3 +77,77 @@ fn locations_final_and_draft() {
     let v = serde_json::json!({"origin": "nowhere", "path": ["x"]});
     assert_eq!(location::path(&v, &at).unwrap_err().pointer, "/origin");
 }
+
+/// A trace of our own with the field classes the samples lack: aliases,
+/// booleans, optionals (present and absent), dynamic-length strings, BLOBs,
+/// variants on integer ranges, floats, static-length arrays and LEB128.
+#[test]
+fn field_classes_decode() {
+    use crate::ctf::writer::tests::{read_back, tmp};
+    use crate::value::Value as V;
+    let payload = r#"{"type": "structure", "member-classes": [
+        {"name": "flag", "field-class": {"type": "fixed-length-boolean", "length": 8, "byte-order": "little-endian", "alignment": 8}},
+        {"name": "n", "field-class": "u8"},
+        {"name": "s", "field-class": {"type": "dynamic-length-string", "length-field-location": {"origin": "event-record-payload", "path": ["n"]}}},
+        {"name": "b", "field-class": {"type": "static-length-blob", "length": 2}},
+        {"name": "o", "field-class": {"type": "optional", "selector-field-location": {"path": ["flag"]},
+            "field-class": {"type": "fixed-length-unsigned-integer", "length": 16, "byte-order": "big-endian", "alignment": 8}}},
+        {"name": "v", "field-class": {"type": "variant", "selector-field-location": {"path": ["n"]}, "options": [
+            {"name": "small", "selector-field-ranges": [[0, 2]], "field-class": "u8"},
+            {"name": "big", "selector-field-ranges": [[3, 255]], "field-class": {"type": "null-terminated-string"}}]}},
+        {"name": "f", "field-class": {"type": "fixed-length-floating-point-number", "length": 64, "byte-order": "little-endian", "alignment": 8}},
+        {"name": "db", "field-class": {"type": "dynamic-length-blob", "length-field-location": {"path": ["n"]}}},
+        {"name": "vl", "field-class": {"type": "variable-length-signed-integer"}},
+        {"name": "arr", "field-class": {"type": "static-length-array", "length": 2, "element-field-class": "u8"}}]}"#;
+    let meta = seq(&[
+        PREAMBLE,
+        r#"{"type": "field-class-alias", "name": "u8", "field-class": {"type": "fixed-length-unsigned-integer", "length": 8, "byte-order": "little-endian", "alignment": 8}}"#,
+        r#"{"type": "trace-class"}"#,
+        r#"{"type": "data-stream-class"}"#,
+        &format!(
+            r#"{{"type": "event-record-class", "name": "e", "payload-field-class": {payload}}}"#
+        ),
+    ]);
+    let mut stream = Vec::new();
+    for present in [true, false] {
+        stream.push(u8::from(present));
+        stream.extend_from_slice(&[3, b'a', b'b', b'c', 0xde, 0xad]);
+        if present {
+            stream.extend_from_slice(&[0x01, 0x02]);
+        }
+        stream.extend_from_slice(b"hi\0");
+        stream.extend_from_slice(&1.5f64.to_le_bytes());
+        stream.extend_from_slice(&[1, 2, 3, 0x7e, 7, 8]);
+    }
+    let dir = tmp("ctf2-classes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("metadata"), meta).unwrap();
+    std::fs::write(dir.join("stream"), stream).unwrap();
+    let (events, _) = read_back(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(events.len(), 2);
+    let p = &events[0].3;
+    assert_eq!(p.get("flag"), Some(&V::Unsigned(1)));
+    assert_eq!(p.get("s").and_then(V::as_str), Some("abc"));
+    assert_eq!(
+        p.get("b"),
+        Some(&V::List(vec![V::Unsigned(0xde), V::Unsigned(0xad)]))
+    );
+    assert_eq!(p.get("o"), Some(&V::Unsigned(0x0102)));
+    assert_eq!(p.get("v").and_then(V::as_str), Some("hi"));
+    assert_eq!(p.get("f"), Some(&V::Float(1.5)));
+    assert_eq!(
+        p.get("db").map(|l| matches!(l, V::List(x) if x.len() == 3)),
+        Some(true)
+    );
+    assert_eq!(p.get("vl"), Some(&V::Signed(-2)));
+    assert_eq!(
+        p.get("arr"),
+        Some(&V::List(vec![V::Unsigned(7), V::Unsigned(8)]))
+    );
+    // Absent: nothing read, the fields after it in place.
+    let q = &events[1].3;
+    assert_eq!(q.get("flag"), Some(&V::Unsigned(0)));
+    assert_eq!(q.get("v").and_then(V::as_str), Some("hi"));
+    assert_eq!(q.get("vl"), Some(&V::Signed(-2)));
+}
