@@ -285,7 +285,7 @@ impl Parser {
     /// (`name := struct {...};`) and goes on; so do we.
     fn unknown_scope(&mut self, kind: &str, key: &[String], line: u32) {
         self.meta.warnings.push(format!(
-            "line {line}: `{} := ...` in a {kind} block is not a scope CTF 1.8 defines; ignored",
+            "line {line}: `{} := ...` is not a scope CTF 1.8 defines in `{kind}` blocks; ignored",
             key.join(".")
         ));
     }
