@@ -89,6 +89,24 @@ def recorded():
     return out
 
 
+def ctf2_samples():
+    """(metadata, first stream file) of each CTF 2 sample (fixtures/tc-ctf2)."""
+    base = os.path.join(ROOT, "fixtures", "tc-ctf2")
+    out = []
+    if not os.path.isdir(base):
+        return out
+    for name in sorted(os.listdir(base)):
+        d = os.path.join(base, name)
+        if not os.path.isfile(os.path.join(d, "metadata")):
+            continue
+        meta = open(os.path.join(d, "metadata"), "rb").read()
+        streams = sorted(f for f in os.listdir(d) if f != "metadata" and os.path.isfile(os.path.join(d, f)))
+        data = open(os.path.join(d, streams[0]), "rb").read() if streams else b""
+        if len(data) <= 16384:
+            out.append((meta, data))
+    return out
+
+
 def shared_metadata():
     base = os.path.join(ROOT, "..", "shared", "traces", "ctf")
     out = []
@@ -123,7 +141,7 @@ def main():
     global OUT
     if len(sys.argv) == 3 and sys.argv[1] == "--out":
         OUT = sys.argv[2]
-    rec = recorded()
+    rec = recorded() + ctf2_samples()
     shared = shared_metadata()
     metas = [SMALL, packetized(SMALL, 500)] + [m for m, _ in rec] + shared
     for m in metas:

@@ -191,6 +191,30 @@ pub fn walk<'d, S: Sink<'d>>(
                 },
             );
         }
+        Kind::VarInt(v) => {
+            cur.align(8)?;
+            let (raw, bits) = read_leb128(cur)?;
+            let (value, stored) = if v.signed {
+                let s = if bits < 64 {
+                    sign_extend(raw, bits as u8)
+                } else {
+                    raw as i64
+                };
+                (Scalar::Signed(s), s)
+            } else {
+                (Scalar::Unsigned(raw), raw as i64)
+            };
+            if let Some(s) = v.store {
+                st.slots[s as usize].set(stored);
+            }
+            match v.role {
+                Role::Plain => {}
+                Role::EventId => st.event_id = Some(raw),
+                // A whole value, not the low bits of one.
+                Role::Clock => st.clock = raw,
+            }
+            sink.scalar(name, value);
+        }
         Kind::Float { bits, order } => {
             cur.align(ty.align)?;
             let raw = cur.read_uint(*bits, *order)?;
@@ -266,6 +290,33 @@ pub fn walk<'d, S: Sink<'d>>(
         }
     }
     Ok(())
+}
+
+/// The longest LEB128 integer CTF 2 allows: 10 bytes hold 64 bits.
+const LEB128_MAX_BYTES: u64 = 10;
+
+/// Reads a LEB128 integer at a byte boundary: its low 64 bits and how many
+/// bits its groups hold (for sign extension).
+fn read_leb128(cur: &mut Cursor<'_>) -> Result<(u64, u32), DecodeError> {
+    let start = cur.pos;
+    let mut value = 0u64;
+    let mut shift = 0u32;
+    for _ in 0..LEB128_MAX_BYTES {
+        cur.need(8, "variable-length integer byte")?;
+        let byte = cur.data[(cur.pos / 8) as usize];
+        cur.pos += 8;
+        if shift < 64 {
+            value |= u64::from(byte & 0x7F) << shift;
+        }
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Ok((value, shift));
+        }
+    }
+    fail(
+        start,
+        format!("variable-length integer longer than {LEB128_MAX_BYTES} bytes (more than 64 bits)"),
+    )
 }
 
 /// Elements a list may hold beyond the bits left in the packet, when they

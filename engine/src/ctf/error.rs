@@ -15,6 +15,14 @@ pub enum CtfError {
         line: u32,
         message: String,
     },
+    /// CTF 2 metadata: the fragment (from 1) and the JSON pointer in it.
+    #[error("{}: fragment {fragment}, at `{pointer}`: {message}", path.display())]
+    JsonMetadata {
+        path: PathBuf,
+        fragment: usize,
+        pointer: String,
+        message: String,
+    },
     #[error("{}: {message}", path.display())]
     Trace { path: PathBuf, message: String },
     #[error("{}: byte {offset}: {message}", path.display())]

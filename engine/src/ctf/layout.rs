@@ -136,7 +136,7 @@ fn err<T>(line: Option<u32>, message: impl Into<String>) -> Result<T, LayoutErro
 
 pub fn build(meta: &MetadataDecl) -> Result<Layout, LayoutError> {
     let byte_order = meta.trace.byte_order.unwrap_or(ByteOrder::Little);
-    let mut warnings = Vec::new();
+    let mut warnings = meta.warnings.clone();
     let clocks: Vec<Clock> = meta
         .clocks
         .iter()
@@ -336,7 +336,7 @@ fn compile_stream(
 }
 
 /// The clock named by a clock-mapped integer in the event header, if any.
-fn header_clock(t: Option<&TypeDecl>) -> Option<String> {
+pub(crate) fn header_clock(t: Option<&TypeDecl>) -> Option<String> {
     match t? {
         TypeDecl::Int(i) => i.clock.clone(),
         TypeDecl::Enum { container, .. } => container.clock.clone(),
@@ -381,8 +381,8 @@ struct Slots {
 #[derive(Clone)]
 struct Reference {
     slot: Slot,
-    /// For a variant tag: the ranges of the tag's enum.
-    mappings: Vec<EnumMapping>,
+    /// For a variant: tag value ranges (inclusive) and the option each selects.
+    select: Vec<(i128, i128, usize)>,
 }
 
 impl Slots {
@@ -438,22 +438,31 @@ impl<'a> Resolver<'a, '_> {
                 }
                 frames.pop();
             }
-            TypeDecl::Variant { tag, options } => {
+            TypeDecl::Variant {
+                tag,
+                options,
+                ranges,
+            } => {
                 let Some(tag) = tag else {
                     return err(self.line, "variant without a tag");
                 };
                 let (target, decl) = self.resolve(tag, &addr, frames)?;
-                let TypeDecl::Enum { mappings, .. } = decl else {
-                    return err(
-                        self.line,
-                        format!("variant tag `{}` is not an enum", tag.join(".")),
-                    );
+                let select = match (ranges, decl) {
+                    (Some(ranges), _) => ranges
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(o, rs)| rs.iter().map(move |(lo, hi)| (*lo, *hi, o)))
+                        .collect(),
+                    (None, TypeDecl::Enum { mappings, .. }) => select_by_label(mappings, options),
+                    (None, _) => {
+                        return err(
+                            self.line,
+                            format!("variant tag `{}` is not an enum", tag.join(".")),
+                        )
+                    }
                 };
                 let slot = self.slots.get_or_add(key(self.event, &target))?;
-                let reference = Reference {
-                    slot,
-                    mappings: mappings.clone(),
-                };
+                let reference = Reference { slot, select };
                 self.slots.refs.insert(key(self.event, &addr), reference);
                 for (i, (_, ot)) in options.iter().enumerate() {
                     let mut a = addr.clone();
@@ -466,7 +475,7 @@ impl<'a> Resolver<'a, '_> {
                 let slot = self.slots.get_or_add(key(self.event, &target))?;
                 let reference = Reference {
                     slot,
-                    mappings: Vec::new(),
+                    select: Vec::new(),
                 };
                 self.slots.refs.insert(key(self.event, &addr), reference);
                 let mut a = addr;
@@ -529,7 +538,9 @@ impl<'a> Resolver<'a, '_> {
 /// Follows `path` through struct members; the end must be an integer or enum.
 fn descend<'a>(t: &'a TypeDecl, mut addr: Addr, path: &[String]) -> Option<(Addr, &'a TypeDecl)> {
     match (t, path.split_first()) {
-        (TypeDecl::Int(_) | TypeDecl::Enum { .. }, None) => Some((addr, t)),
+        (TypeDecl::Int(_) | TypeDecl::Enum { .. } | TypeDecl::VarInt { .. }, None) => {
+            Some((addr, t))
+        }
         (TypeDecl::Struct { fields, .. }, Some((head, rest))) => {
             let i = fields.iter().position(|(n, _)| n == head)?;
             addr.push(i as u32);
@@ -552,6 +563,11 @@ impl Compiler<'_> {
         Ok(match t {
             TypeDecl::Int(d) => self.int(d, addr),
             TypeDecl::Enum { container, .. } => self.int(container, addr),
+            TypeDecl::VarInt { signed } => FieldType::new(Kind::VarInt(VarIntType {
+                signed: *signed,
+                store: self.slots.by_addr.get(&key(self.event, addr)).copied(),
+                role: Role::Plain,
+            })),
             TypeDecl::Float {
                 exp_dig,
                 mant_dig,
@@ -622,7 +638,7 @@ impl Compiler<'_> {
                 })
             }
             TypeDecl::Variant { options, .. } => {
-                let Reference { slot, mappings } = self.reference(addr)?.clone();
+                let Reference { slot, select } = self.reference(addr)?.clone();
                 let mut out = Vec::with_capacity(options.len());
                 for (i, (name, ot)) in options.iter().enumerate() {
                     addr.push(i as u32);
@@ -632,17 +648,6 @@ impl Compiler<'_> {
                         name: name.as_str().into(),
                         ty,
                     });
-                }
-                let mut select = Vec::new();
-                for m in &mappings {
-                    // Labels match option names, underscores stripped on both sides.
-                    let label = m.label.strip_prefix('_').unwrap_or(&m.label);
-                    if let Some(o) = out
-                        .iter()
-                        .position(|f| &*f.name == label || *f.name == m.label)
-                    {
-                        select.push((m.lo, m.hi, o));
-                    }
                 }
                 FieldType::new(Kind::Variant {
                     tag: slot,
@@ -676,8 +681,27 @@ impl Compiler<'_> {
     }
 }
 
+/// CTF 1.8 variants: the tag enum's labels name the options, underscores
+/// stripped on both sides.
+pub(crate) fn select_by_label(
+    mappings: &[EnumMapping],
+    options: &[(String, TypeDecl)],
+) -> Vec<(i128, i128, usize)> {
+    let mut select = Vec::new();
+    for m in mappings {
+        let label = m.label.strip_prefix('_').unwrap_or(&m.label);
+        if let Some(o) = options
+            .iter()
+            .position(|(n, _)| n == label || *n == m.label)
+        {
+            select.push((m.lo, m.hi, o));
+        }
+    }
+    select
+}
+
 /// Whether an array element is a byte-sized text-encoded integer.
-fn text_elem(elem: &TypeDecl) -> Option<bool> {
+pub(crate) fn text_elem(elem: &TypeDecl) -> Option<bool> {
     match elem {
         TypeDecl::Int(i) => Some(i.encoding != Encoding::None && i.size == 8 && i.align <= 8),
         _ => None,
@@ -692,12 +716,15 @@ fn mark_header_role(name: &str, ty: &mut FieldType, decl: &TypeDecl) {
         TypeDecl::Enum { container, .. } => container.clock.is_some(),
         _ => false,
     };
-    if let Kind::Int(i) = &mut ty.kind {
-        if name == "id" {
-            i.role = Role::EventId;
-        } else if mapped || name == "timestamp" {
-            i.role = Role::Clock;
-        }
-        ty.has_effects = true;
+    let role = match &mut ty.kind {
+        Kind::Int(i) => &mut i.role,
+        Kind::VarInt(v) => &mut v.role,
+        _ => return,
+    };
+    if name == "id" {
+        *role = Role::EventId;
+    } else if mapped || name == "timestamp" {
+        *role = Role::Clock;
     }
+    ty.has_effects = true;
 }

@@ -1,7 +1,8 @@
-//! Common Trace Format 1.8 reader (LTTng, perf `data convert --to-ctf`, any
-//! CTF 1.8 producer), written from the specification.
+//! Common Trace Format reader (LTTng, perf `data convert --to-ctf`, any
+//! CTF 1.8 or CTF 2 producer), written from the specifications.
 //!
-//! metadata (TSDL text) → `layout` (decodable types, references resolved) →
+//! metadata (TSDL text, or CTF 2's JSON fragments through `json_metadata`)
+//! → `layout` (decodable types, references resolved) →
 //! `stream` (packets and events of one file) → `merge` (all streams of all
 //! traces in time order).
 
@@ -11,6 +12,7 @@ mod error;
 mod flat;
 mod frame;
 mod header;
+pub mod json_metadata;
 pub mod layout;
 mod merge;
 pub mod metadata;

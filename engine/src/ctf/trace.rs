@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::CtfError;
+use super::json_metadata;
 use super::layout::{self, Layout};
 use super::metadata;
 
@@ -26,12 +27,29 @@ impl CtfTrace {
             offset: e.offset,
             message: e.message,
         })?;
-        let decl = metadata::parse_text(&text).map_err(|e| CtfError::Metadata {
-            path: meta_path.clone(),
-            line: e.line,
-            message: e.message,
-        })?;
+        let ctf2 = json_metadata::is_json_sequence(text.as_bytes());
+        let decl = if ctf2 {
+            json_metadata::parse(&text).map_err(|e| CtfError::JsonMetadata {
+                path: meta_path.clone(),
+                fragment: e.fragment,
+                pointer: e.pointer,
+                message: e.message,
+            })?
+        } else {
+            metadata::parse_text(&text).map_err(|e| CtfError::Metadata {
+                path: meta_path.clone(),
+                line: e.line,
+                message: e.message,
+            })?
+        };
         let layout = layout::build(&decl).map_err(|e| match e.line {
+            // CTF 2 event classes carry their fragment's number.
+            Some(fragment) if ctf2 => CtfError::JsonMetadata {
+                path: meta_path.clone(),
+                fragment: fragment as usize,
+                pointer: String::new(),
+                message: e.message,
+            },
             Some(line) => CtfError::Metadata {
                 path: meta_path.clone(),
                 line,

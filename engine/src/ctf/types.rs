@@ -28,6 +28,14 @@ pub struct IntType {
     pub role: Role,
 }
 
+/// A LEB128 integer: its size is known only by reading it.
+#[derive(Debug, Clone)]
+pub struct VarIntType {
+    pub signed: bool,
+    pub store: Option<Slot>,
+    pub role: Role,
+}
+
 #[derive(Debug, Clone)]
 pub struct Field {
     pub name: Box<str>,
@@ -37,6 +45,7 @@ pub struct Field {
 #[derive(Debug, Clone)]
 pub enum Kind {
     Int(IntType),
+    VarInt(VarIntType),
     Float {
         bits: u8,
         order: ByteOrder,
@@ -91,6 +100,7 @@ impl FieldType {
                 Some(i.bits as u64),
                 i.store.is_some() || i.role != Role::Plain,
             ),
+            Kind::VarInt(v) => (8, None, v.store.is_some() || v.role != Role::Plain),
             Kind::Float { bits, .. } => (0, Some(*bits as u64), false),
             Kind::Str => (8, None, false),
             Kind::Struct(fields) => {

@@ -53,9 +53,18 @@ pub enum TypeDecl {
         fields: Vec<(String, TypeDecl)>,
         min_align: u32,
     },
+    /// LEB128 integer (CTF 2's variable-length integers): 7 bits a byte,
+    /// least significant group first, the high bit saying another follows.
+    VarInt {
+        signed: bool,
+    },
     Variant {
         tag: Option<Vec<String>>,
         options: Vec<(String, TypeDecl)>,
+        /// CTF 2: the selector values (inclusive ranges) choosing each option,
+        /// in option order; the selector is then any integer. CTF 1.8
+        /// (`None`): the tag is an enum whose labels name the options.
+        ranges: Option<Vec<Vec<(i128, i128)>>>,
     },
     Array {
         elem: Box<TypeDecl>,
@@ -98,7 +107,8 @@ pub struct EventDecl {
     pub stream_id: Option<u64>,
     pub context: Option<TypeDecl>,
     pub fields: Option<TypeDecl>,
-    /// First metadata line of the block, for errors about the event.
+    /// First metadata line of the block (CTF 1.8) or the fragment's number
+    /// (CTF 2), for errors about the event.
     pub line: u32,
 }
 
@@ -119,4 +129,6 @@ pub struct MetadataDecl {
     pub clocks: Vec<ClockDecl>,
     pub streams: Vec<StreamDecl>,
     pub events: Vec<EventDecl>,
+    /// Declarations the reader skipped (unknown type scopes), by line.
+    pub warnings: Vec<String>,
 }

@@ -20,8 +20,8 @@ pub struct Token {
     pub line: u32,
 }
 
-const PUNCTS: [&str; 16] = [
-    ":=", "...", "{", "}", "[", "]", "(", ")", ";", ",", "=", ":", "<", ">", ".", "-",
+const PUNCTS: [&str; 18] = [
+    ":=", "...", "{", "}", "[", "]", "(", ")", ";", ",", "=", ":", "<", ">", ".", "-", "+", "*",
 ];
 
 pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
@@ -72,17 +72,9 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
                             break;
                         }
                         Some(b'\\') => {
-                            let e = *bytes.get(i + 1).ok_or_else(|| {
-                                MetadataError::at(line, "unterminated string escape")
-                            })?;
-                            s.push(match e {
-                                b'n' => b'\n',
-                                b't' => b'\t',
-                                b'r' => b'\r',
-                                b'0' => 0,
-                                other => other,
-                            });
-                            i += 2;
+                            let (escaped, used) = escape(&bytes[i + 1..], line)?;
+                            escaped.push_to(&mut s);
+                            i += 1 + used;
                         }
                         Some(&b) => {
                             if b == b'\n' {
@@ -99,19 +91,34 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
                 });
             }
             b'\'' => {
-                // Character constants are legal TSDL but only ever used as values;
-                // read them as integers.
-                let v = *bytes
-                    .get(i + 1)
-                    .ok_or_else(|| MetadataError::at(line, "unterminated character constant"))?;
-                if bytes.get(i + 2) != Some(&b'\'') {
-                    return Err(MetadataError::at(line, "bad character constant"));
+                // A character constant (C.1.5) is an integer: its code.
+                let (code, used) = match bytes.get(i + 1) {
+                    Some(b'\\') => {
+                        let (escaped, used) = escape(&bytes[i + 2..], line)?;
+                        (escaped.code(), used + 1)
+                    }
+                    Some(b'\'') | Some(b'\n') | None => {
+                        return Err(MetadataError::at(
+                            line,
+                            "empty or unterminated character constant: the spec expects one character or escape sequence between quotes",
+                        ))
+                    }
+                    Some(_) => {
+                        let c = src[i + 1..].chars().next().unwrap_or('\0');
+                        (c as u32, c.len_utf8())
+                    }
+                };
+                if bytes.get(i + 1 + used) != Some(&b'\'') {
+                    return Err(MetadataError::at(
+                        line,
+                        "character constant of more than one character: the spec expects one character or escape sequence between quotes",
+                    ));
                 }
                 out.push(Token {
-                    tok: Tok::Int(v as i128),
+                    tok: Tok::Int(code as i128),
                     line,
                 });
-                i += 3;
+                i += used + 2;
             }
             c if c.is_ascii_digit() => {
                 let start = i;
@@ -154,6 +161,91 @@ pub fn tokenize(src: &str) -> Result<Vec<Token>, MetadataError> {
         }
     }
     Ok(out)
+}
+
+/// What an escape sequence stands for: octal and hexadecimal escapes are
+/// bytes, universal character names (`\u`, `\U`) are characters.
+#[derive(Debug, Clone, Copy)]
+enum Escaped {
+    Byte(u8),
+    Char(char),
+}
+
+impl Escaped {
+    fn code(self) -> u32 {
+        match self {
+            Escaped::Byte(b) => b as u32,
+            Escaped::Char(c) => c as u32,
+        }
+    }
+
+    fn push_to(self, s: &mut Vec<u8>) {
+        match self {
+            Escaped::Byte(b) => s.push(b),
+            Escaped::Char(c) => s.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+        }
+    }
+}
+
+/// The escape sequence starting after a backslash (C.1.5: simple, octal,
+/// hexadecimal escapes and universal character names), and how many bytes
+/// it took.
+fn escape(rest: &[u8], line: u32) -> Result<(Escaped, usize), MetadataError> {
+    const EXPECTED: &str = "the spec (C.1.5) allows \\' \\\" \\? \\\\ \\a \\b \\f \\n \\r \\t \\v, \\ and 1 to 3 octal digits, \\x and hexadecimal digits, \\u and 4 or \\U and 8 hexadecimal digits";
+    let Some(&e) = rest.first() else {
+        return Err(MetadataError::at(line, "unterminated escape sequence"));
+    };
+    let simple = match e {
+        b'\'' | b'"' | b'?' | b'\\' => Some(e),
+        b'a' => Some(7),
+        b'b' => Some(8),
+        b'f' => Some(12),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'v' => Some(11),
+        _ => None,
+    };
+    if let Some(c) = simple {
+        return Ok((Escaped::Byte(c), 1));
+    }
+    let digits = |from: usize, radix: u32, most: usize| {
+        let n = rest[from..]
+            .iter()
+            .take(most)
+            .take_while(|b| (**b as char).is_digit(radix))
+            .count();
+        let text = std::str::from_utf8(&rest[from..from + n]).unwrap_or("");
+        (u32::from_str_radix(text, radix).ok(), n)
+    };
+    let byte = |v: Option<u32>| v.and_then(|v| u8::try_from(v).ok()).map(Escaped::Byte);
+    let (code, used) = match e {
+        b'0'..=b'7' => {
+            let (v, n) = digits(0, 8, 3);
+            (byte(v), n)
+        }
+        b'x' => {
+            let (v, n) = digits(1, 16, usize::MAX);
+            (byte(v.filter(|_| n > 0)), n + 1)
+        }
+        b'u' | b'U' => {
+            let want = if e == b'u' { 4 } else { 8 };
+            let (v, n) = digits(1, 16, want);
+            let c = v.filter(|_| n == want).and_then(char::from_u32);
+            (c.map(Escaped::Char), n + 1)
+        }
+        _ => (None, 1),
+    };
+    match code {
+        Some(c) => Ok((c, used)),
+        None => Err(MetadataError::at(
+            line,
+            format!(
+                "invalid escape sequence `\\{}`: {EXPECTED}",
+                String::from_utf8_lossy(&rest[..used.max(1).min(rest.len())])
+            ),
+        )),
+    }
 }
 
 /// Decimal, hexadecimal (`0x`), octal (leading `0`) and binary (`0b`), with the C

@@ -63,6 +63,7 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
         }
     };
     let mut text = Vec::new();
+    let mut packet_version = None;
     let mut off = 0usize;
     while off < bytes.len() {
         let err = |message: String| PacketizedError {
@@ -78,6 +79,17 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
         let content_bits = u32_at(header, 24) as usize;
         let packet_bits = u32_at(header, 28) as usize;
         let (compression, encryption, checksum) = (header[32], header[33], header[34]);
+        // CTF 1.8 packets say 1.8; CTF 2's (CTF2-PMETA) say 2.0 and hold JSON.
+        let version = (header[35], header[36]);
+        if version != (1, 8) && version != (2, 0) {
+            let (major, minor) = version;
+            return Err(err(format!(
+                "metadata packet of version {major}.{minor}: this reader reads CTF 1.8 and CTF 2, whose packet headers say 1.8 (spec §7.1) or 2.0"
+            )));
+        }
+        if *packet_version.get_or_insert(version) != version {
+            return Err(err("metadata packets of different versions".into()));
+        }
         if compression != 0 || encryption != 0 || checksum != 0 {
             return Err(err(
                 "compressed, encrypted or checksummed metadata packets are not supported".into(),
@@ -102,6 +114,17 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, PacketizedError> {
             })?;
         text.extend_from_slice(content);
         off += packet_bits / 8;
+    }
+    let json = crate::ctf::json_metadata::is_json_sequence(&text);
+    if json != (packet_version == Some((2, 0))) {
+        return Err(PacketizedError {
+            offset: 0,
+            message: if json {
+                "metadata packets say CTF 1.8 but hold CTF 2 (JSON) metadata".into()
+            } else {
+                "metadata packets say CTF 2 (version 2.0) but do not hold JSON metadata".into()
+            },
+        });
     }
     Ok(String::from_utf8_lossy(&text).into_owned())
 }
@@ -131,6 +154,19 @@ mod tests {
             metadata_text(&bytes).unwrap(),
             "trace { major = 1; minor = 8; };"
         );
+    }
+
+    #[test]
+    fn packet_of_another_version_is_refused() {
+        let mut bytes = packet(b"trace { major = 1; ", 0);
+        let first = bytes.len();
+        let mut second = packet(b"minor = 8; };", 0);
+        second[35] = 3;
+        second[36] = 1;
+        bytes.extend(second);
+        let e = metadata_text(&bytes).unwrap_err();
+        assert_eq!(e.offset, first as u64);
+        assert!(e.message.contains("version 3.1"), "{}", e.message);
     }
 
     #[test]

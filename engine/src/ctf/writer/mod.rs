@@ -1,4 +1,5 @@
-//! A CTF 1.8 writer: a trace directory with a plain-text `metadata` file and
+//! A CTF writer: a trace directory with a `metadata` file (TSDL for CTF 1.8,
+//! JSON fragments for CTF 2: `CtfVersion`) and
 //! one data stream file per source (a CPU, an STM master), cut into packets
 //! whose context says their time range, their size, the source and how many
 //! events the source lost so far.
@@ -8,8 +9,11 @@
 //! names are written with a leading underscore, as LTTng does, so that no
 //! field collides with a TSDL keyword; readers strip it.
 
+mod ctf2;
 mod metadata;
 mod packet;
+
+pub use ctf2::{rewrite_as_ctf2, RewriteError};
 
 pub use metadata::uuid_text;
 
@@ -118,6 +122,15 @@ impl WriteError {
     }
 }
 
+/// The version of CTF a writer describes its trace in. The data streams are
+/// the same bits in both; CTF 2 describes them with JSON fragments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CtfVersion {
+    #[default]
+    V1_8,
+    V2,
+}
+
 /// A stream of the trace, as `CtfWriter::add_stream` returns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StreamId(usize);
@@ -149,6 +162,7 @@ struct Stream {
 
 pub struct CtfWriter {
     dir: PathBuf,
+    version: CtfVersion,
     spec: TraceSpec,
     uuid: [u8; 16],
     streams: Vec<Stream>,
@@ -159,6 +173,15 @@ pub struct CtfWriter {
 impl CtfWriter {
     /// Creates `dir` (which must not exist or be empty) and its metadata.
     pub fn create(dir: &Path, spec: TraceSpec) -> Result<CtfWriter, WriteError> {
+        CtfWriter::create_versioned(dir, spec, CtfVersion::V1_8)
+    }
+
+    /// `create`, describing the trace in the given version of CTF.
+    pub fn create_versioned(
+        dir: &Path,
+        spec: TraceSpec,
+        version: CtfVersion,
+    ) -> Result<CtfWriter, WriteError> {
         if dir.exists() {
             let mut entries = std::fs::read_dir(dir).map_err(|e| WriteError::io(dir, e))?;
             if entries.next().is_some() {
@@ -178,6 +201,7 @@ impl CtfWriter {
         check_names("event context", &spec.event_context)?;
         let w = CtfWriter {
             dir: dir.to_path_buf(),
+            version,
             spec,
             uuid: new_uuid(),
             streams: Vec::new(),
@@ -345,7 +369,15 @@ impl CtfWriter {
 
     fn write_metadata(&self) -> Result<(), WriteError> {
         let path = self.dir.join("metadata");
-        let text = metadata::tsdl(&self.spec, &self.uuid);
+        let mut text = metadata::tsdl(&self.spec, &self.uuid);
+        if self.version == CtfVersion::V2 {
+            // One description of the layout, TSDL, translated: the two
+            // versions cannot drift apart.
+            let decl = crate::ctf::metadata::parse_text(&text)
+                .map_err(|e| WriteError::Mismatch(format!("generated TSDL: {e}")))?;
+            text = crate::ctf::json_metadata::write::to_json_sequence(&decl)
+                .map_err(|e| WriteError::Mismatch(format!("generated metadata as CTF 2: {e}")))?;
+        }
         std::fs::write(&path, text).map_err(|e| WriteError::io(&path, e))
     }
 }

@@ -187,3 +187,52 @@ fn time_going_backwards_is_counted_and_located() {
     assert_eq!(warnings.first_backwards, Some((path, ns(first - 1))));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The same events written as CTF 1.8 and as CTF 2 read back the same, and
+/// the CTF 2 metadata is JSON fragments; a CTF 1.8 trace rewritten as CTF 2
+/// reads back event for event too.
+#[test]
+fn ctf2_writes_and_rewrites_read_back_the_same() {
+    let write = |name: &str, version| {
+        let dir = tmp(name);
+        let mut w = CtfWriter::create_versioned(&dir, spec(), version).unwrap();
+        let s = w.add_stream("cpu0", &[3]).unwrap();
+        for i in 0..100u64 {
+            let tid = [FieldValue::Int(i as i64)];
+            w.event(
+                s,
+                0,
+                10 + i,
+                &tid,
+                &[
+                    FieldValue::Str(b"x"),
+                    FieldValue::Int(-1),
+                    FieldValue::Int(2),
+                    FieldValue::UInt(0x7f),
+                ],
+            )
+            .unwrap();
+            w.event(s, 1, 10 + i, &tid, &[FieldValue::Bytes(&[i as u8; 3])])
+                .unwrap();
+        }
+        w.discarded(s, 4).unwrap();
+        w.finish().unwrap();
+        dir
+    };
+    let v1 = write("v18", CtfVersion::V1_8);
+    let v2 = write("v2", CtfVersion::V2);
+    let meta = std::fs::read(v2.join("metadata")).unwrap();
+    assert_eq!(meta[0], crate::ctf::json_metadata::RS);
+    let expected = read_back(&v1);
+    assert_eq!(expected.0.len(), 200);
+    assert_eq!(read_back(&v2), expected);
+
+    let rewritten = tmp("rewritten");
+    assert_eq!(rewrite_as_ctf2(&v1, &rewritten).unwrap(), 1);
+    assert_eq!(read_back(&rewritten), expected);
+    // A second rewrite refuses the directory that now holds a trace.
+    assert!(rewrite_as_ctf2(&v1, &rewritten).is_err());
+    for d in [v1, v2, rewritten] {
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -116,6 +116,28 @@ impl Parser {
         }
     }
 
+    /// A word of a type alias name: an identifier, or `*` of a pointer.
+    fn alias_word(&self, n: usize) -> Option<String> {
+        match self.peek_at(n)? {
+            Tok::Ident(s) => Some(s.clone()),
+            Tok::Punct("*") => Some("*".into()),
+            _ => None,
+        }
+    }
+
+    /// `struct NAME *` when a typealias declared it (§7.4).
+    fn pointer_alias(&mut self) -> Option<TypeDecl> {
+        let Some(Tok::Ident(name)) = self.peek_at(1) else {
+            return None;
+        };
+        if !matches!(self.peek_at(2), Some(Tok::Punct("*"))) {
+            return None;
+        }
+        let t = self.aliases.get(&format!("struct {name} *"))?.clone();
+        self.pos += 3;
+        Some(t)
+    }
+
     fn top_level(&mut self) -> Result<(), MetadataError> {
         if self.eat_punct(";") {
             return Ok(());
@@ -146,9 +168,10 @@ impl Parser {
             let ty = self.type_spec()?;
             let ty = self.declarator_suffix(ty)?;
             self.expect_punct(":=")?;
+            // The alias may be a pointer declarator (§7.4: `:= struct page *;`).
             let mut name = Vec::new();
-            while let Some(Tok::Ident(s)) = self.peek() {
-                name.push(s.clone());
+            while let Some(w) = self.alias_word(0) {
+                name.push(w);
                 self.pos += 1;
             }
             if name.is_empty() {
@@ -228,14 +251,16 @@ impl Parser {
                 self.pos += 1;
                 Ok(Value::Int(i))
             }
-            Some(Tok::Punct("-")) => {
+            Some(Tok::Punct(sign @ ("-" | "+"))) => {
                 self.pos += 1;
                 match self.peek().cloned() {
                     Some(Tok::Int(i)) => {
                         self.pos += 1;
-                        Ok(Value::Int(-i))
+                        Ok(Value::Int(if sign == "-" { -i } else { i }))
                     }
-                    _ => self.err("expected an integer after `-`"),
+                    _ => self.err(format!(
+                        "expected an integer constant after unary `{sign}` (spec C.2)"
+                    )),
                 }
             }
             Some(Tok::Str(s)) => {
@@ -256,6 +281,15 @@ impl Parser {
         }
     }
 
+    /// babeltrace2 warns about a type assigned to an attribute it does not know
+    /// (`name := struct {...};`) and goes on; so do we.
+    fn unknown_scope(&mut self, kind: &str, key: &[String], line: u32) {
+        self.meta.warnings.push(format!(
+            "line {line}: `{} := ...` is not a scope CTF 1.8 defines in `{kind}` blocks; ignored",
+            key.join(".")
+        ));
+    }
+
     fn apply_block(
         &mut self,
         kind: &str,
@@ -273,10 +307,10 @@ impl Parser {
                 for (key, v, line) in entries {
                     match (key_str(&key).as_str(), v) {
                         ("major", BlockValue::Value(v)) => {
-                            self.meta.trace.major = Some(uint(&key, &v, line)?)
+                            self.meta.trace.major = Some(version(&key, &v, 1, line)?)
                         }
                         ("minor", BlockValue::Value(v)) => {
-                            self.meta.trace.minor = Some(uint(&key, &v, line)?)
+                            self.meta.trace.minor = Some(version(&key, &v, 8, line)?)
                         }
                         ("uuid", BlockValue::Value(Value::Str(s))) => {
                             self.meta.trace.uuid = Some(parse_uuid(&s).ok_or_else(|| {
@@ -293,7 +327,7 @@ impl Parser {
                             self.meta.trace.packet_header = Some(t)
                         }
                         (_, BlockValue::Value(_)) => {} // unknown attributes are ignored, as CTF allows
-                        (_, BlockValue::Type(_)) => return bad(&key, line, "unknown type scope"),
+                        (_, BlockValue::Type(_)) => self.unknown_scope(kind, &key, line),
                     }
                 }
             }
@@ -351,7 +385,7 @@ impl Parser {
                         ("event.header", BlockValue::Type(t)) => s.event_header = Some(t),
                         ("event.context", BlockValue::Type(t)) => s.event_context = Some(t),
                         (_, BlockValue::Value(_)) => {}
-                        (_, BlockValue::Type(_)) => return bad(&key, line, "unknown type scope"),
+                        (_, BlockValue::Type(_)) => self.unknown_scope(kind, &key, line),
                     }
                 }
                 self.meta.streams.push(s);
@@ -372,7 +406,7 @@ impl Parser {
                         ("context", BlockValue::Type(t)) => e.context = Some(t),
                         ("fields", BlockValue::Type(t)) => e.fields = Some(t),
                         (_, BlockValue::Value(_)) => {}
-                        (_, BlockValue::Type(_)) => return bad(&key, line, "unknown type scope"),
+                        (_, BlockValue::Type(_)) => self.unknown_scope(kind, &key, line),
                     }
                 }
                 self.meta.events.push(e);
@@ -437,6 +471,9 @@ impl Parser {
                 self.enum_spec()
             }
             "struct" => {
+                if let Some(t) = self.pointer_alias() {
+                    return Ok(t);
+                }
                 self.pos += 1;
                 self.struct_spec()
             }
@@ -449,8 +486,8 @@ impl Parser {
                 // leaving the declarator (if any) behind.
                 let start = self.pos;
                 let mut words = Vec::new();
-                while let Some(Tok::Ident(s)) = self.peek_at(words.len()) {
-                    words.push(s.clone());
+                while let Some(w) = self.alias_word(words.len()) {
+                    words.push(w);
                 }
                 for n in (1..=words.len()).rev() {
                     if let Some(t) = self.aliases.get(&words[..n].join(" ")) {
@@ -629,6 +666,10 @@ impl Parser {
 
     fn signed_int(&mut self) -> Result<i128, MetadataError> {
         let neg = self.eat_punct("-");
+        if !neg {
+            // Unary plus (C.2) changes nothing; only one sign is allowed.
+            self.eat_punct("+");
+        }
         match self.peek().cloned() {
             Some(Tok::Int(i)) => {
                 self.pos += 1;
@@ -697,10 +738,18 @@ impl Parser {
             let Some(TypeDecl::Variant { options, .. }) = self.variants.get(&n).cloned() else {
                 return self.err(format!("unknown variant `{n}`"));
             };
-            return Ok(TypeDecl::Variant { tag, options });
+            return Ok(TypeDecl::Variant {
+                tag,
+                options,
+                ranges: None,
+            });
         }
         let options = self.fields()?;
-        let t = TypeDecl::Variant { tag, options };
+        let t = TypeDecl::Variant {
+            tag,
+            options,
+            ranges: None,
+        };
         if let Some(n) = name {
             self.variants.insert(n, t.clone());
         }

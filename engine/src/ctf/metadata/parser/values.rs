@@ -46,6 +46,27 @@ pub(super) fn uint(key: &[String], v: &Value, line: u32) -> Result<u64, Metadata
     }
 }
 
+/// `major` or `minor` of the trace block: this reader reads CTF 1.8 only,
+/// and another version's layout would be misread, not refused later.
+pub(super) fn version(
+    key: &[String],
+    v: &Value,
+    expected: u64,
+    line: u32,
+) -> Result<u64, MetadataError> {
+    let n = uint(key, v, line)?;
+    if n != expected {
+        return Err(MetadataError::at(
+            line,
+            format!(
+                "trace `{}` = {n}: this reader reads CTF 1.8, the spec expects `major = 1; minor = 8;`",
+                key.join(".")
+            ),
+        ));
+    }
+    Ok(n)
+}
+
 pub(super) fn boolean(v: &Value, line: u32) -> Result<bool, MetadataError> {
     match v {
         Value::Int(i) => Ok(*i != 0),
