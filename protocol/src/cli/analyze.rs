@@ -14,9 +14,10 @@ use sextant_engine::duration::human;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
-use sextant_engine::store::results::{self, StoredExecutions};
+use sextant_engine::store::results::{self, Key, Source, StoredExecutions};
 use sextant_engine::store::{Places, TraceStore};
 
+use super::placement::StoreArgs;
 use super::progress;
 use super::AnalyzeFormat;
 
@@ -46,8 +47,10 @@ pub struct Request {
     pub top: Option<usize>,
     #[arg(long, value_enum)]
     pub format: Option<AnalyzeFormat>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Neither read the executions from the trace's store nor store them.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
 }
 
@@ -80,7 +83,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         jobs: req.jobs,
     };
-    let (executions, Ran { summary, warnings }) = find(&req.trace, options, target, !req.no_store)?;
+    let places = (!req.no_store).then(|| req.store.places());
+    let (executions, Ran { summary, warnings }) =
+        find(&req.trace, options, target, places.as_ref())?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -147,18 +152,15 @@ impl TargetArgs {
 }
 
 /// The first pass of `analyze` (and of `explain`, `export`): every
-/// execution. With `stored`, a model's executions are read from the
-/// trace's store when it has them, and stored when it has not.
+/// execution. With `places`, the executions are read from the trace's store
+/// when it has them, and stored when it has not (where is said).
 pub(super) fn find(
     trace: &Path,
     options: OpenOptions,
     target: Target,
-    stored: bool,
+    places: Option<&Places>,
 ) -> anyhow::Result<(Executions, Ran)> {
-    let model = match &target {
-        Target::Model(m) if stored => Some((**m).clone()),
-        _ => None,
-    };
+    let key = Key::of(&target);
     let pass = || -> anyhow::Result<StoredExecutions> {
         let mut analysis = ExecutionAnalysis::new(target.clone());
         let ran = progress::shown("analyzing", |work| {
@@ -173,13 +175,16 @@ pub(super) fn find(
             labels: Vec::new(),
         })
     };
-    let found = match &model {
-        Some(model) => {
-            let store = TraceStore::open(&Places::new(None), trace).ok();
-            let (found, _, notes) =
-                results::load_or_find(store.as_ref(), model, options.lenient, None, pass)?;
+    let found = match places {
+        Some(places) => {
+            let store = TraceStore::open(places, trace).ok();
+            let (found, source, notes) =
+                results::load_or_find(store.as_ref(), &key, options.lenient, None, pass)?;
             for n in notes {
                 eprintln!("sextant: warning: {n}");
+            }
+            if let Source::Pass { kept: Some(dir) } = source {
+                eprintln!("sextant: executions stored in {}", dir.display());
             }
             found
         }

@@ -20,6 +20,7 @@ use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 
 use super::analyze;
+use super::placement::StoreArgs;
 use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -58,6 +59,8 @@ pub struct Request {
     pub replay_ms: f64,
     #[arg(long, value_enum)]
     pub format: Option<ExplainFormat>,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -69,7 +72,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         ..OpenOptions::default()
     };
-    let (executions, ran) = analyze::find(&req.trace, options, target, true)?;
+    let (executions, ran) = analyze::find(&req.trace, options, target, Some(&req.store.places()))?;
     let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");

@@ -11,6 +11,7 @@ use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
 
 use super::analyze::TargetArgs;
+use super::placement::StoreArgs;
 use super::progress;
 
 #[derive(clap::Args)]
@@ -37,6 +38,9 @@ pub struct Request {
     /// of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// With --model or --preset: where the executions are stored.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -69,7 +73,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     } else {
         let target = req.what.target()?;
         let (executions, Ran { warnings, .. }) =
-            super::analyze::find(&req.trace, options, target, true)?;
+            super::analyze::find(&req.trace, options, target, Some(&req.store.places()))?;
         let batch = export::executions::batch(&executions).context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;
         file.write(&batch)?;

@@ -7,6 +7,7 @@ mod discover;
 mod dump;
 mod explain;
 mod export;
+mod placement;
 mod progress;
 mod serve;
 mod store;
