@@ -43,4 +43,3 @@ impl StoreArgs {
         Places::new(self.cache_dir.clone(), placement)
     }
 }
-
