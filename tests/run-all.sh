@@ -30,12 +30,14 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --profile ci -- -D warnings
 echo "== cargo test"
+# Stores written beside the fixtures after this moment are a failure (below).
+started=$(mktemp)
 log=$(mktemp)
 nodelog=$(mktemp)
 javalog=$(mktemp)
 eclipselog=$(mktemp)
 browserlog=$(mktemp)
-trap 'rm -f "$log" "$nodelog" "$javalog" "$eclipselog" "$browserlog"' EXIT
+trap 'rm -f "$started" "$log" "$nodelog" "$javalog" "$eclipselog" "$browserlog"' EXIT
 # Every test binary runs (--no-fail-fast): one failure does not hide the
 # others. Failures are counted in the summary, as the other steps' are.
 cargo_rc=0
@@ -118,6 +120,16 @@ print("java:", sum(int(t.get("tests")) - int(t.get("skipped")) for t in s) - bad
 echo "== eclipse tests (tc-plugin/verify.sh)"
 eclipse_rc=0
 tc-plugin/verify.sh 2>&1 | tee "$eclipselog" || eclipse_rc=$?
+# No test writes a store beside the repository's fixtures: sextant stores in
+# the cache directory, which every test sets to one of its own.
+echo "== no store beside the fixtures"
+beside=$(find fixtures -name '*.sextant' -newer "$started" -prune -print)
+if [ -n "$beside" ]; then
+    echo "stores written beside the fixtures: $beside"
+    echo "test result: FAILED. 0 passed; 1 failed (stores beside fixtures)" >> "$log"
+else
+    echo "test result: ok. 1 passed; 0 failed (no store beside fixtures)" >> "$log"
+fi
 # One closing line for the whole run, summed over every test binary, the
 # node test runner's "# pass N" / "# fail N" (node and browser tests), the
 # Java tests and the workbench tests (a node, browser, Maven or verify step

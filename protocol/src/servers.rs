@@ -99,6 +99,11 @@ pub fn run(req: Settings) -> anyhow::Result<()> {
             }
             None => None,
         };
+        // After the addresses, which clients read first.
+        match &req.store {
+            Some(places) => eprintln!("sextant: {places}"),
+            None => eprintln!("sextant: nothing stored (--no-store)"),
+        }
         // SIGTERM or Ctrl-C stops every transport: nothing new is taken,
         // what is in flight finishes.
         let hub = shared.hub.clone();

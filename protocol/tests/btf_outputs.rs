@@ -375,3 +375,44 @@ fn os_events_wait_set_clear() {
     assert_eq!(exp.states(TASKS, "waiting"), one("", "A", 3_000));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The experiment's outputs' ids.
+fn output_ids(srv: &Server, exp: &str) -> Vec<String> {
+    let (st, outputs) = srv.get(&format!("/experiments/{exp}/outputs"));
+    assert_eq!(st, 200, "{outputs}");
+    outputs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The BTF outputs are offered for BTF traces, not for a CTF trace, whose
+/// outputs are the others.
+#[test]
+fn btf_outputs_are_listed_for_btf_traces_only() {
+    let dir = std::env::temp_dir().join(format!("sextant-btf-listed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("one.btf");
+    std::fs::write(
+        &path,
+        "#version 2.2\n#timeScale us\n0,S,0,T,A,0,activate\n1,Core_0,0,T,A,0,start\n2,Core_0,0,T,A,0,terminate\n",
+    )
+    .unwrap();
+    let srv = server_for(&dir);
+    let btf = Experiment::open(&srv, "btf", &path);
+    let (ctf, _) = srv.open_scenario_a("ctf");
+    let btf_ids = output_ids(&srv, &btf.uuid);
+    let ctf_ids = output_ids(&srv, &ctf);
+    for id in [TASKS, SEMAPHORES, EVENTS, SIGNALS] {
+        assert!(btf_ids.iter().any(|i| i == id), "{id} not in {btf_ids:?}");
+        assert!(!ctf_ids.iter().any(|i| i == id), "{id} in {ctf_ids:?}");
+    }
+    let others: Vec<&String> = btf_ids
+        .iter()
+        .filter(|i| !i.starts_with("sextant.btf."))
+        .collect();
+    assert_eq!(ctf_ids.iter().collect::<Vec<_>>(), others);
+    let _ = std::fs::remove_dir_all(&dir);
+}

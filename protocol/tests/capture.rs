@@ -78,7 +78,7 @@ fn instance_left(pid: u32) -> bool {
 
 /// Runs `sextant capture ...` to its end: its output and its process id.
 fn capture(args: &[&str]) -> (std::process::Output, u32) {
-    let child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+    let child = common::command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -440,7 +440,7 @@ fn tracefs_capture_stops_on_ctrl_c_and_keeps_the_events() {
         return;
     };
     let trace = dir.join("ctf");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+    let mut child = common::command()
         .args([
             "capture",
             "tracefs",

@@ -225,7 +225,7 @@ fn dump(dir: &Path) -> Run {
 
 /// The same with more arguments (`--lenient`, `--jobs N`).
 fn dump_with(dir: &Path, more: &[&str]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+    let mut child = common::command()
         .args(["dump", dir.to_str().unwrap(), "--format", "jsonl"])
         .args(more)
         .stdin(Stdio::null())

@@ -488,7 +488,10 @@ fn a_second_run_mines_the_stored_sequences() {
     let fresh = discover_json(t, &["--tid", "4620", "--no-store"]);
     let fresh_low = discover_json(t, &["--tid", "4620", "--no-store", "--min-support", "50"]);
     assert!(!store.exists(), "--no-store wrote a store");
-    assert_eq!(discover_json(t, &["--tid", "4620"]), fresh);
+    assert_eq!(
+        discover_json(t, &["--tid", "4620", "--store", "beside"]),
+        fresh
+    );
     let units: Vec<PathBuf> = std::fs::read_dir(&store)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -501,9 +504,15 @@ fn a_second_run_mines_the_stored_sequences() {
         })
         .collect();
     assert_eq!(units.len(), 1, "one unit for these threads");
-    assert_eq!(discover_json(t, &["--tid", "4620"]), fresh);
     assert_eq!(
-        discover_json(t, &["--tid", "4620", "--min-support", "50"]),
+        discover_json(t, &["--tid", "4620", "--store", "beside"]),
+        fresh
+    );
+    assert_eq!(
+        discover_json(
+            t,
+            &["--tid", "4620", "--min-support", "50", "--store", "beside"]
+        ),
         fresh_low
     );
     let events = units[0].join("events.arrow");
@@ -511,7 +520,9 @@ fn a_second_run_mines_the_stored_sequences() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;
     std::fs::write(&events, bytes).unwrap();
-    let out = sextant(&["discover", t, "--tid", "4620", "--format", "json"]);
+    let out = sextant(&[
+        "discover", t, "--tid", "4620", "--format", "json", "--store", "beside",
+    ]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -671,7 +682,16 @@ fn a_time_limit_says_what_it_cut() {
     std::fs::copy(fixture("scenario-a/trace.txt"), &trace).unwrap();
     let t = trace.to_str().unwrap();
     let store = dir.join("trace.txt.sextant");
-    let args = ["discover", t, "--tid", "4620", "--time-limit", "0"];
+    let args = [
+        "discover",
+        t,
+        "--tid",
+        "4620",
+        "--time-limit",
+        "0",
+        "--store",
+        "beside",
+    ];
     let out = sextant(&[&args[..], &["--format", "json"]].concat());
     assert!(out.status.success(), "{out:?}");
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -702,9 +722,12 @@ fn a_time_limit_says_what_it_cut() {
     };
     assert_eq!(kept(&store), 0, "a cut reading was kept");
     // Kept by a whole read, then mined again under the limit.
-    discover_json(t, &["--tid", "4620"]);
+    discover_json(t, &["--tid", "4620", "--store", "beside"]);
     assert_eq!(kept(&store), 1);
-    let doc = discover_json(t, &["--tid", "4620", "--time-limit", "0"]);
+    let doc = discover_json(
+        t,
+        &["--tid", "4620", "--time-limit", "0", "--store", "beside"],
+    );
     let cut = doc["cut"].as_array().unwrap();
     assert_eq!(cut.len(), 1, "{doc}");
     assert!(

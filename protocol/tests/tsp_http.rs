@@ -352,3 +352,37 @@ fn error_paths() {
     let (st, list) = srv.get("/traces");
     assert_eq!((st, list), (200, json!([])));
 }
+
+/// A link under an allowed root to a trace outside them is refused, and
+/// the hint names the folder the trace really is in: the one to allow.
+#[test]
+fn a_link_out_of_the_roots_names_its_target_folder() {
+    let dir = std::env::temp_dir().join(format!("sextant-http-link-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (allowed, elsewhere) = (dir.join("allowed"), dir.join("elsewhere"));
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let trace = elsewhere.join("trace.txt");
+    std::fs::copy(repo_root().join("fixtures/scenario-a/trace.txt"), &trace).unwrap();
+    let link = allowed.join("trace.txt");
+    std::os::unix::fs::symlink(&trace, &link).unwrap();
+    let srv = Server::start_with(&["--allow-root", allowed.to_str().unwrap()]);
+    let (st, e) = srv.post("/traces", &json!({"parameters": {"uri": link}}));
+    assert_eq!(st, 403, "{e}");
+    let detail = e["detail"].as_str().unwrap();
+    let target = elsewhere.canonicalize().unwrap();
+    assert!(
+        detail.contains(&format!("--allow-root {}`", target.display())),
+        "{detail}"
+    );
+    // Allowed, the same link opens.
+    let srv = Server::start_with(&[
+        "--allow-root",
+        allowed.to_str().unwrap(),
+        "--allow-root",
+        elsewhere.to_str().unwrap(),
+    ]);
+    let (st, t) = srv.post("/traces", &json!({"parameters": {"uri": link}}));
+    assert_eq!(st, 200, "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

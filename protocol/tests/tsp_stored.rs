@@ -220,6 +220,8 @@ fn without_a_store_every_post_is_a_pass_and_nothing_is_kept() {
         assert_eq!(st, 200, "{created}");
         assert_eq!(store_counts(&srv), (false, 1, 0));
     }
-    assert!(!root.join("ctf.sextant").exists());
+    let out = common::sextant(&["store", "ls", &uri]);
+    let ls = String::from_utf8_lossy(&out.stdout);
+    assert!(ls.starts_with("nothing stored for"), "{ls}");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """First open vs reopen of a trace by `sextant serve`: the first open indexes
-the trace in one pass and stores the index (Arrow files, NAME.sextant/ beside
-the trace); a reopen, by a new server process, reads the stored index.
+the trace in one pass and stores the index (Arrow files; asked beside the
+trace, NAME.sextant/, so that the script finds it); a reopen, by a new server process, reads the stored index.
 
   tests/bench/reopen.py [TRACE] [--runs N]
 
@@ -64,7 +64,7 @@ def memory_mb(pid):
 
 def one_run(trace):
     p = subprocess.Popen(
-        [SEXTANT, "serve", "--port", "0", "--allow-root", os.path.dirname(trace)],
+        [SEXTANT, "serve", "--port", "0", "--store", "beside", "--allow-root", os.path.dirname(trace)],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         line = p.stderr.readline()

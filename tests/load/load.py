@@ -285,6 +285,8 @@ def main():
 
     server = subprocess.Popen([args.binary, "serve", "--stdio", "--port", "0", "--ws", "0",
                                "--allow-root", tmp], cwd=ROOT, stdin=subprocess.PIPE,
+                              # Stores in the run's directory, removed with it.
+                              env=dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache")),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     addrs = {}
     log = []

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL = os.path.join(ROOT, "schemas", "examples", "periodic-rt_high.json")
@@ -24,9 +25,13 @@ class Session:
     """One `sextant serve --stdio` child and its JSON-RPC conversation."""
 
     def __init__(self, binary):
+        # Its stores in a cache of this run's own (removed with it), neither
+        # the user's nor beside the repository's fixtures.
+        self.cache = tempfile.TemporaryDirectory(prefix="sextant-client-cache-")
         self.child = subprocess.Popen(
             [binary, "serve", "--stdio"],
             cwd=ROOT,
+            env=dict(os.environ, XDG_CACHE_HOME=self.cache.name),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )

@@ -206,6 +206,9 @@ def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "sextant"))
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
+        # sextant stores in a cache of this run's own, neither the user's
+        # nor beside the repository's fixtures.
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         for test in [check_executions, check_states, check_events, check_join]:
             try:
                 test(binary, tmp)

@@ -43,9 +43,14 @@ pub fn schema(model: &str) -> SchemaRef {
 
 /// Every execution, in start order.
 pub fn batch(executions: &Executions) -> Result<RecordBatch, ArrowError> {
-    let rows = &executions.executions;
+    let rows: Vec<&Execution> = executions.executions.iter().collect();
+    RecordBatch::try_new(schema(&executions.name), columns(&rows))
+}
+
+/// `schema`'s columns of `rows`.
+pub(crate) fn columns(rows: &[&Execution]) -> Vec<ArrayRef> {
     let ns = |f: fn(&Execution) -> i64| -> ArrayRef {
-        Arc::new(rows.iter().map(f).collect::<Int64Array>())
+        Arc::new(rows.iter().map(|e| f(e)).collect::<Int64Array>())
     };
     let text = |f: fn(&Execution) -> &str| -> ArrayRef {
         Arc::new(rows.iter().map(|e| Some(f(e))).collect::<StringArray>())
@@ -56,7 +61,7 @@ pub fn batch(executions: &Executions) -> Result<RecordBatch, ArrowError> {
         cpus.values().append_slice(&e.cpus);
         cpus.append(true);
     }
-    let columns: Vec<ArrayRef> = vec![
+    vec![
         Arc::new(rows.iter().map(|e| e.index as u64).collect::<UInt64Array>()),
         ns(|e| e.start),
         ns(|e| e.end),
@@ -77,8 +82,7 @@ pub fn batch(executions: &Executions) -> Result<RecordBatch, ArrowError> {
                 .map(|e| e.deadline_miss)
                 .collect::<BooleanArray>(),
         ),
-    ];
-    RecordBatch::try_new(schema(&executions.name), columns)
+    ]
 }
 
 /// The executions of a batch of `schema`'s columns (a stored table read

@@ -21,7 +21,7 @@ pub struct UnitInfo {
 }
 
 impl TraceStore {
-    /// Every unit in the trace's stores (beside it, then in the cache).
+    /// Every unit in the trace's stores, in the order they are read.
     pub fn units(&self) -> Vec<UnitInfo> {
         let mut out = Vec::new();
         for store in self.places.candidates(&self.canonical) {

@@ -1,8 +1,9 @@
 //! Executions of a model kept in a trace's store (the unit `model-HASH`,
-//! HASH of the model's canonical JSON and the reading options): asking for
-//! the same model on the same trace again reads them instead of a pass.
-//! Executions with nested ones or BTF instance times are not stored (the
-//! table has no columns for them).
+//! HASH of the model's canonical JSON, or of a preset defined by thread
+//! states with its threads, and of the reading options): asking for the same
+//! model on the same trace again reads them instead of a pass. Nested
+//! executions and BTF instance times are kept with them
+//! (`execution_table`).
 //!
 //! A model posted to the server is kept with a `Label` per experiment it
 //! was posted to (the experiment's name, and the configuration's name,
@@ -14,12 +15,13 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::execution_table;
 use super::identity::Fnv;
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
-use crate::analysis::executions::Executions;
+use crate::analysis::executions::{Executions, Target};
 use crate::analysis::model::{model_from_value, ExecutionModel};
-use crate::export::{executions, ExportError};
+use crate::export::ExportError;
 use crate::kernel::pass::PassSummary;
 
 const TABLE: &str = "executions.arrow";
@@ -50,21 +52,47 @@ pub struct Label {
 }
 
 /// Where executions came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Store,
-    Pass,
+    /// A pass, its executions kept in this unit (`None`: not kept).
+    Pass {
+        kept: Option<PathBuf>,
+    },
+}
+
+/// What executions are kept for: a model's canonical JSON, or a preset
+/// defined by thread states with its threads (which no model describes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key(serde_json::Value);
+
+impl Key {
+    pub fn model(model: &ExecutionModel) -> Key {
+        Key(model.to_json())
+    }
+
+    pub fn of(target: &Target) -> Key {
+        match target {
+            Target::Model(m) => Key::model(m),
+            Target::States(preset, threads) => Key(serde_json::json!({
+                "preset": preset.name(),
+                "tids": threads.tids,
+                "process": threads.process.as_ref().map(|r| r.as_str()),
+            })),
+        }
+    }
 }
 
 /// What a unit was kept for.
 struct Kept {
-    model: serde_json::Value,
+    key: Key,
     lenient: bool,
 }
 
 /// What the manifest keeps beside the table.
 #[derive(Serialize, Deserialize)]
 struct Details {
+    /// The key's JSON.
     model: serde_json::Value,
     lenient: bool,
     name: String,
@@ -82,34 +110,27 @@ struct Details {
     labels: Vec<Label>,
 }
 
-/// The unit name of `model`'s executions read with `lenient`.
-pub fn unit(model: &ExecutionModel, lenient: bool) -> String {
+/// The unit name of the executions of `key` read with `lenient`.
+pub fn unit(key: &Key, lenient: bool) -> String {
     let mut h = Fnv::default();
-    h.add(model.to_json().to_string().as_bytes());
+    h.add(key.0.to_string().as_bytes());
     h.add(&[u8::from(lenient)]);
     format!("{PREFIX}{:016x}", h.0)
 }
 
 impl StoredExecutions {
-    /// Stores them for `model`; `Ok(None)` when they cannot be (nested
-    /// executions, BTF instance times).
+    /// Stores them for `key`; returns the unit's directory.
     pub fn save(
         &self,
         store: &TraceStore,
-        model: &ExecutionModel,
+        key: &Key,
         lenient: bool,
-    ) -> Result<Option<PathBuf>, ExportError> {
+    ) -> Result<PathBuf, ExportError> {
         let x = &self.executions;
-        if x.executions
-            .iter()
-            .any(|e| !e.nested.is_empty() || e.btf.is_some())
-        {
-            return Ok(None);
-        }
-        let batch = executions::batch(x).map_err(ExportError::Batch)?;
+        let batch = execution_table::batch(&x.executions).map_err(ExportError::Batch)?;
         let s = &self.summary;
         let details = Details {
-            model: model.to_json(),
+            model: key.0.clone(),
             lenient,
             name: x.name.clone(),
             incomplete: x.incomplete,
@@ -128,37 +149,33 @@ impl StoredExecutions {
             schema: batch.schema(),
             batches: vec![batch],
         };
-        store
-            .write(
-                &unit(model, lenient),
-                vec![table],
-                serde_json::to_value(details).expect("details are JSON"),
-            )
-            .map(Some)
+        store.write(
+            &unit(key, lenient),
+            vec![table],
+            serde_json::to_value(details).expect("details are JSON"),
+        )
     }
 
-    /// The stored executions of `model`: `Ok(None)` when none are stored.
+    /// The stored executions of `key`: `Ok(None)` when none are stored.
     pub fn load(
         store: &TraceStore,
-        model: &ExecutionModel,
+        key: &Key,
         lenient: bool,
     ) -> Result<Option<StoredExecutions>, Unusable> {
-        let Some(found) = store.find(&unit(model, lenient))? else {
+        let Some(found) = store.find(&unit(key, lenient))? else {
             return Ok(None);
         };
         let (d, stored) = Self::read(found)?;
-        // Two models whose hashes collide.
-        Ok((d.model == model.to_json() && d.lenient == lenient).then_some(stored))
+        // Two keys whose hashes collide.
+        Ok((d.key == *key && d.lenient == lenient).then_some(stored))
     }
 
     /// A unit's executions, with the details they were kept with.
     fn read(mut found: Found) -> Result<(Kept, StoredExecutions), Unusable> {
         let d: Details = serde_json::from_value(found.details.clone())
             .map_err(|e| found.corrupt("manifest.json", e.to_string()))?;
-        let mut list = Vec::new();
-        for b in found.table(TABLE)? {
-            list.extend(executions::rows(&b).map_err(|e| found.corrupt(TABLE, e))?);
-        }
+        let batches = found.table(TABLE)?;
+        let list = execution_table::read(&batches).map_err(|e| found.corrupt(TABLE, e))?;
         let stored = StoredExecutions {
             executions: Executions {
                 name: d.name,
@@ -178,7 +195,7 @@ impl StoredExecutions {
             labels: d.labels,
         };
         let kept = Kept {
-            model: d.model,
+            key: Key(d.model),
             lenient: d.lenient,
         };
         Ok((kept, stored))
@@ -192,13 +209,14 @@ impl StoredExecutions {
         model: &ExecutionModel,
         label: &Label,
     ) -> Result<(), String> {
-        let Some(mut s) = Self::load(store, model, false).map_err(|e| e.to_string())? else {
+        let key = Key::model(model);
+        let Some(mut s) = Self::load(store, &key, false).map_err(|e| e.to_string())? else {
             return Ok(());
         };
         let before = s.labels.len();
         s.labels.retain(|l| !l.same_place(label));
         if s.labels.len() != before {
-            s.save(store, model, false).map_err(|e| e.to_string())?;
+            s.save(store, &key, false).map_err(|e| e.to_string())?;
         }
         Ok(())
     }
@@ -249,11 +267,12 @@ pub fn labelled(
         let Ok((kept, stored)) = StoredExecutions::read(found) else {
             continue;
         };
-        let Ok(model) = model_from_value(&kept.model) else {
+        // Presets are not posted: their keys are no model.
+        let Ok(model) = model_from_value(&kept.key.0) else {
             continue;
         };
         // Kept for a server: read strictly, under its own model's name.
-        if kept.lenient || unit(&model, false) != name {
+        if kept.lenient || unit(&Key::model(&model), false) != name {
             continue;
         }
         for label in &stored.labels {
@@ -265,21 +284,21 @@ pub fn labelled(
     out
 }
 
-/// The executions of `model` on the trace: read from `store` when it keeps
+/// The executions of `key` on the trace: read from `store` when it keeps
 /// them, else found by `find` and kept there. With `label`, what is kept
 /// carries it (replacing the label of the same experiment and name).
 /// Problems with the store never fail the request: they are said in the
 /// notes returned, and the pass runs.
 pub fn load_or_find<E>(
     store: Option<&TraceStore>,
-    model: &ExecutionModel,
+    key: &Key,
     lenient: bool,
     label: Option<&Label>,
     find: impl FnOnce() -> Result<StoredExecutions, E>,
 ) -> Result<(StoredExecutions, Source, Vec<String>), E> {
     let mut notes = Vec::new();
     let Some(store) = store else {
-        return Ok((find()?, Source::Pass, notes));
+        return Ok((find()?, Source::Pass { kept: None }, notes));
     };
     let relabel = |s: &mut StoredExecutions| match label {
         Some(l) if !s.labels.contains(l) => {
@@ -289,10 +308,10 @@ pub fn load_or_find<E>(
         }
         _ => false,
     };
-    match StoredExecutions::load(store, model, lenient) {
+    match StoredExecutions::load(store, key, lenient) {
         Ok(Some(mut s)) => {
             if relabel(&mut s) {
-                if let Err(e) = s.save(store, model, lenient) {
+                if let Err(e) = s.save(store, key, lenient) {
                     notes.push(format!("the model's name could not be stored: {e}"));
                 }
             }
@@ -303,8 +322,9 @@ pub fn load_or_find<E>(
     }
     let mut found = find()?;
     relabel(&mut found);
-    if let Err(e) = found.save(store, model, lenient) {
-        notes.push(format!("the executions could not be stored: {e}"));
-    }
-    Ok((found, Source::Pass, notes))
+    let kept = found
+        .save(store, key, lenient)
+        .map_err(|e| notes.push(format!("the executions could not be stored: {e}")))
+        .ok();
+    Ok((found, Source::Pass { kept }, notes))
 }

@@ -172,7 +172,7 @@ pub fn load(store: &TraceStore, key: &Key) -> Result<Option<(Sequences, Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Places;
+    use crate::store::{Placement, Places};
 
     #[test]
     fn sequences_read_back_as_written_and_only_for_their_key() {
@@ -180,7 +180,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let trace = dir.join("t.txt");
         std::fs::write(&trace, "a trace\n").unwrap();
-        let store = TraceStore::open(&Places::new(Some(dir.join("cache"))), &trace).unwrap();
+        let store = TraceStore::open(
+            &Places::new(Some(dir.join("cache")), Placement::default()),
+            &trace,
+        )
+        .unwrap();
         let filter = ThreadFilter {
             tids: Some([3, 7].into_iter().collect()),
             process: None,

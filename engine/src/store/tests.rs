@@ -1,11 +1,11 @@
 //! The stored index: a round trip, and every reason not to use one (trace
-//! changed, other version, truncated, corrupt), then concurrent writers and
-//! a read-only trace folder.
+//! changed, other version, truncated, corrupt), then concurrent writers, the
+//! cache by default and a read-only trace folder; a model's executions.
 
 use std::path::{Path, PathBuf};
 
 use super::index::{Buckets, Checkpoint, IndexTables, Statistics};
-use super::{Places, TraceStore, Unusable};
+use super::{Placement, Places, TraceStore, Unusable};
 use crate::analysis::states::ThreadStates;
 use crate::analysis::thread_table::ThreadTable;
 use crate::run::{Pass, Work};
@@ -32,12 +32,19 @@ impl Scratch {
         self.root.join("traces/trace.txt")
     }
 
+    /// Stores placed beside the trace, as most tests look at them there.
     fn places(&self) -> Places {
-        Places::new(Some(self.root.join("cache")))
+        Places::new(Some(self.root.join("cache")), Placement::Beside)
     }
 
     fn store(&self) -> TraceStore {
         TraceStore::open(&self.places(), &self.trace()).unwrap()
+    }
+
+    /// The store of the trace as placed by default.
+    fn cached_store(&self) -> TraceStore {
+        let places = Places::new(Some(self.root.join("cache")), Placement::default());
+        TraceStore::open(&places, &self.trace()).unwrap()
     }
 
     /// The file `name` of the stored index beside the trace.
@@ -198,6 +205,31 @@ fn concurrent_writers_leave_one_whole_index() {
 }
 
 #[test]
+fn by_default_the_index_goes_to_the_cache_and_one_beside_is_still_read() {
+    let s = Scratch::new("default");
+    let t = tables(&s.trace());
+    let dir = t.save(&s.cached_store()).unwrap();
+    assert!(dir.starts_with(s.root.join("cache")), "{}", dir.display());
+    let name = dir.parent().unwrap().file_name().unwrap().to_string_lossy();
+    assert!(
+        name.starts_with("trace.txt-") && name.ends_with(".sextant"),
+        "{name}"
+    );
+    assert!(!s.root.join("traces/trace.txt.sextant").exists());
+    assert_eq!(
+        IndexTables::load(&s.cached_store()).unwrap(),
+        Some(t.clone())
+    );
+    // A store beside the trace (asked for, or left by an earlier version)
+    // is read when the cache has none.
+    let s = Scratch::new("default-beside");
+    t.save(&s.store()).unwrap();
+    assert!(s.root.join("traces/trace.txt.sextant/index").is_dir());
+    assert_eq!(IndexTables::load(&s.cached_store()).unwrap(), Some(t));
+    assert!(!s.root.join("cache").exists());
+}
+
+#[test]
 fn a_read_only_trace_folder_sends_the_index_to_the_cache() {
     let s = Scratch::new("readonly");
     let traces = s.root.join("traces");
@@ -220,7 +252,7 @@ fn model() -> crate::analysis::model::ExecutionModel {
 
 #[test]
 fn executions_read_back_as_found_and_only_for_their_model() {
-    use super::results::StoredExecutions;
+    use super::results::{Key, StoredExecutions};
     use crate::analysis::executions::{ExecutionAnalysis, Target};
     let s = Scratch::new("results");
     let m = model();
@@ -237,19 +269,24 @@ fn executions_read_back_as_found_and_only_for_their_model() {
     assert!(found.executions.executions.len() > 50);
     assert!(found.executions.executions.iter().any(|e| e.prio.is_some()));
     let store = s.store();
-    assert!(StoredExecutions::load(&store, &m, false).unwrap().is_none());
-    found.save(&store, &m, false).unwrap().unwrap();
+    let key = Key::model(&m);
+    assert!(StoredExecutions::load(&store, &key, false)
+        .unwrap()
+        .is_none());
+    found.save(&store, &key, false).unwrap();
     assert_eq!(
-        StoredExecutions::load(&store, &m, false).unwrap(),
+        StoredExecutions::load(&store, &key, false).unwrap(),
         Some(found.clone())
     );
     // Another model, or the same read leniently, is not answered.
     let mut other = m.clone();
     other.name.push('2');
-    assert!(StoredExecutions::load(&store, &other, false)
+    assert!(StoredExecutions::load(&store, &Key::model(&other), false)
         .unwrap()
         .is_none());
-    assert!(StoredExecutions::load(&store, &m, true).unwrap().is_none());
+    assert!(StoredExecutions::load(&store, &key, true)
+        .unwrap()
+        .is_none());
     // Listed with its model's name; collected once the trace changed.
     let units = store.units();
     assert_eq!(units.len(), 1, "{units:?}");
@@ -266,10 +303,11 @@ fn executions_read_back_as_found_and_only_for_their_model() {
 
 #[test]
 fn a_posted_model_is_kept_with_its_labels_found_once_and_unlabelled() {
-    use super::results::{labelled, load_or_find, Label, Source, StoredExecutions};
+    use super::results::{labelled, load_or_find, Key, Label, Source, StoredExecutions};
     use crate::analysis::executions::{ExecutionAnalysis, Target};
     let s = Scratch::new("labels");
     let m = model();
+    let key = Key::model(&m);
     let store = s.store();
     let passes = std::cell::Cell::new(0);
     let pass = || -> Result<StoredExecutions, crate::run::RunError> {
@@ -290,14 +328,20 @@ fn a_posted_model_is_kept_with_its_labels_found_once_and_unlabelled() {
         parameters: serde_json::json!({"as": "posted", "in": experiment}),
     };
     // Found by the command line first: kept without a label, so not offered.
-    let (cli, source, notes) = load_or_find(Some(&store), &m, false, None, pass).unwrap();
-    assert_eq!((source, passes.get()), (Source::Pass, 1), "{notes:?}");
+    let (cli, source, notes) = load_or_find(Some(&store), &key, false, None, pass).unwrap();
+    let unit = store.units()[0].dir.clone();
+    assert_eq!(
+        (source, passes.get()),
+        (Source::Pass { kept: Some(unit) }, 1),
+        "{notes:?}"
+    );
     assert!(labelled(&store, "e1").is_empty());
     // Posted to a server in two experiments: read from the store, labelled
     // for each, offered only in its own.
     let (a, b) = (label("e1", "jobs"), label("e2", "other"));
     for l in [&a, &b] {
-        let (posted, source, notes) = load_or_find(Some(&store), &m, false, Some(l), pass).unwrap();
+        let (posted, source, notes) =
+            load_or_find(Some(&store), &key, false, Some(l), pass).unwrap();
         assert_eq!((source, passes.get()), (Source::Store, 1), "{notes:?}");
         assert_eq!(posted.executions, cli.executions);
     }
@@ -318,18 +362,18 @@ fn a_posted_model_is_kept_with_its_labels_found_once_and_unlabelled() {
     // The same name posted again in e1 with other parameters replaces it.
     let mut a2 = a.clone();
     a2.parameters = serde_json::json!({"as": "posted again"});
-    load_or_find(Some(&store), &m, false, Some(&a2), pass).unwrap();
+    load_or_find(Some(&store), &key, false, Some(&a2), pass).unwrap();
     let offered = labelled(&store, "e1");
     assert_eq!(offered.len(), 1);
     assert_eq!(offered[0].1, a2);
     // Without a store: a pass every time.
-    let (_, source, _) = load_or_find(None, &m, false, Some(&a), pass).unwrap();
-    assert_eq!((source, passes.get()), (Source::Pass, 2));
+    let (_, source, _) = load_or_find(None, &key, false, Some(&a), pass).unwrap();
+    assert_eq!((source, passes.get()), (Source::Pass { kept: None }, 2));
     // Deleted in e1: no longer offered there, still in e2, and the
     // executions are still read without a pass.
     StoredExecutions::unlabel(&store, &m, &a2).unwrap();
     assert!(labelled(&store, "e1").is_empty());
     assert_eq!(labelled(&store, "e2").len(), 1);
-    let (_, source, _) = load_or_find(Some(&store), &m, false, None, pass).unwrap();
+    let (_, source, _) = load_or_find(Some(&store), &key, false, None, pass).unwrap();
     assert_eq!((source, passes.get()), (Source::Store, 2));
 }

@@ -15,10 +15,11 @@ use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::Ran;
-use sextant_engine::store::results::{self, StoredExecutions};
+use sextant_engine::store::results::{self, Key, Source, StoredExecutions};
 use sextant_engine::store::{Places, TraceStore};
 
 use super::hosts::{self, HostArg, HostsOf};
+use super::placement::StoreArgs;
 use super::progress;
 use super::AnalyzeFormat;
 
@@ -50,8 +51,10 @@ pub struct Request {
     pub top: Option<usize>,
     #[arg(long, value_enum)]
     pub format: Option<AnalyzeFormat>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Neither read the executions from the trace's store nor store them.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
 }
 
@@ -92,7 +95,13 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         ran: Ran { summary, warnings },
         hosts,
         ..
-    } = find_each(&req.trace, options, &asked, !req.no_store, &req.host)?;
+    } = find_each(
+        &req.trace,
+        options,
+        &asked,
+        (!req.no_store).then(|| req.store.places()).as_ref(),
+        &req.host,
+    )?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -173,8 +182,8 @@ impl TargetArgs {
 }
 
 /// The first pass of `analyze` (and of `explain`, `export`): every
-/// execution. With `stored`, a model's executions are read from the
-/// trace's store when it has them, and stored when it has not. A `--tid`
+/// execution. With `places`, the executions are read from the trace's
+/// store when it has them, and stored when it has not (where is said). A `--tid`
 /// the trace does not have is an error; an answer emptied by what the
 /// trace lacks comes with warnings saying what (kept in the store with the
 /// executions, so that reading them again says it again). What the trace
@@ -183,12 +192,9 @@ pub(super) fn find(
     trace: &Path,
     options: OpenOptions,
     asked: &Asked,
-    stored: bool,
+    places: Option<&Places>,
 ) -> anyhow::Result<(Executions, Ran, Option<TraceFacts>)> {
-    let model = match &asked.target {
-        Target::Model(m) if stored => Some((**m).clone()),
-        _ => None,
-    };
+    let key = Key::of(&asked.target);
     let mut facts = None;
     let mut pass = || -> anyhow::Result<StoredExecutions> {
         let found = progress::shown("analyzing", |work| {
@@ -202,13 +208,16 @@ pub(super) fn find(
             labels: Vec::new(),
         })
     };
-    let found = match &model {
-        Some(model) => {
-            let store = TraceStore::open(&Places::new(None), trace).ok();
-            let (found, _, notes) =
-                results::load_or_find(store.as_ref(), model, options.lenient, None, pass)?;
+    let found = match places {
+        Some(places) => {
+            let store = TraceStore::open(places, trace).ok();
+            let (found, source, notes) =
+                results::load_or_find(store.as_ref(), &key, options.lenient, None, pass)?;
             for n in notes {
                 eprintln!("sextant: warning: {n}");
+            }
+            if let Source::Pass { kept: Some(dir) } = source {
+                eprintln!("sextant: executions stored in {}", dir.display());
             }
             found
         }
@@ -240,7 +249,7 @@ pub(super) fn find_each(
     trace: &Path,
     options: OpenOptions,
     asked: &Asked,
-    stored: bool,
+    places: Option<&Places>,
     host: &HostArg,
 ) -> anyhow::Result<Found> {
     let each = host.each(trace)?;
@@ -249,8 +258,8 @@ pub(super) fn find_each(
             host: pick,
             ..options
         };
-        let (executions, ran, facts) =
-            find(trace, options, asked, stored && pick == HostPick::Sole)?;
+        let places = places.filter(|_| pick == HostPick::Sole);
+        let (executions, ran, facts) = find(trace, options, asked, places)?;
         return Ok(Found {
             hosts: HostsOf {
                 names: Vec::new(),
@@ -270,7 +279,7 @@ pub(super) fn find_each(
             ..options
         };
         let (executions, ran, _) =
-            find(trace, options, asked, false).with_context(|| format!("host {name}"))?;
+            find(trace, options, asked, None).with_context(|| format!("host {name}"))?;
         parts.push(executions);
         summaries.push(ran.summary);
         warnings.extend(ran.warnings.into_iter().map(|w| format!("{name}: {w}")));

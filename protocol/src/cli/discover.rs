@@ -21,8 +21,9 @@ use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Work};
 use sextant_engine::store::sequences::{self, Key};
-use sextant_engine::store::{Places, TraceStore};
+use sextant_engine::store::TraceStore;
 
+use super::placement::StoreArgs;
 use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -97,8 +98,10 @@ pub struct Request {
     /// Neither read the chosen threads' events from the trace's store nor
     /// keep them there (by default a second run with the same threads,
     /// --max-events and --lenient mines them again without reading the trace).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// Admitted event types when no threshold is given.
@@ -195,7 +198,7 @@ fn collect(
     let store = if req.no_store || host != HostPick::Sole {
         None
     } else {
-        TraceStore::open(&Places::new(None), &req.trace).ok()
+        TraceStore::open(&req.store.places(), &req.trace).ok()
     };
     if let Some(store) = &store {
         match sequences::load(store, &key) {
@@ -233,8 +236,9 @@ fn collect(
         return Ok((seqs, warnings, Some(Cut::Reading { percent })));
     }
     if let Some(store) = &store {
-        if let Err(e) = sequences::save(store, &key, &seqs, &warnings) {
-            eprintln!("sextant: warning: the sequences could not be stored: {e}");
+        match sequences::save(store, &key, &seqs, &warnings) {
+            Ok(dir) => eprintln!("sextant: the threads' events stored in {}", dir.display()),
+            Err(e) => eprintln!("sextant: warning: the sequences could not be stored: {e}"),
         }
     }
     Ok((seqs, warnings, None))

@@ -22,6 +22,7 @@ use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 
 use super::analyze;
+use super::placement::StoreArgs;
 use super::progress;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -64,8 +65,10 @@ pub struct Request {
     pub replay_ms: f64,
     #[arg(long, value_enum)]
     pub format: Option<ExplainFormat>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Neither read the executions from the trace's store nor store them.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
 }
 
@@ -84,7 +87,13 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         facts,
         hosts,
         picks,
-    } = analyze::find_each(&req.trace, options, &asked, !req.no_store, &req.host)?;
+    } = analyze::find_each(
+        &req.trace,
+        options,
+        &asked,
+        (!req.no_store).then(|| req.store.places()).as_ref(),
+        &req.host,
+    )?;
     if let Some(facts) = &facts {
         refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;
     }

@@ -12,6 +12,7 @@ use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
 
 use super::analyze::TargetArgs;
+use super::placement::StoreArgs;
 use super::progress;
 
 #[derive(clap::Args)]
@@ -40,9 +41,12 @@ pub struct Request {
     /// of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// With --model or --preset: where the executions are stored.
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Neither read a model's executions from the trace's store nor store
     /// them.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
 }
 
@@ -83,7 +87,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                 &req.trace,
                 options,
                 &asked,
-                !req.no_store && options.host == HostPick::Sole,
+                (!req.no_store && options.host == HostPick::Sole)
+                    .then(|| req.store.places())
+                    .as_ref(),
             )?;
         let batch = export::executions::batch(&executions).context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;

@@ -8,6 +8,7 @@ mod dump;
 mod explain;
 mod export;
 mod hosts;
+mod placement;
 mod progress;
 mod serve;
 mod store;

@@ -7,8 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use sextant_engine::store::Places;
-
+use super::placement::StoreArgs;
 use crate::servers::{self, Limits, Settings};
 
 #[derive(clap::Args)]
@@ -47,13 +46,12 @@ pub struct Request {
     /// 503 (Retry-After) until one is done.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_indexing)]
     pub max_indexing: usize,
-    /// Where a trace's index is stored when the trace's folder is read-only
-    /// (default: $XDG_CACHE_HOME/sextant, else ~/.cache/sextant); beside
-    /// the trace (NAME.sextant) otherwise.
-    #[arg(long, value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-    /// Neither read nor write stored indexes: index every trace opened.
-    #[arg(long, conflicts_with = "cache_dir")]
+    /// Where each trace's index and posted models' executions are stored.
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Neither read nor write stores: index every trace opened, find a
+    /// model's executions again each time it is posted.
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
     pub no_store: bool,
 }
 
@@ -65,6 +63,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                 .with_context(|| format!("--allow-root {}", r.display()))?,
         );
     }
+    let store = (!req.no_store).then(|| req.store.places());
     servers::run(Settings {
         port: req.port,
         stdio: req.stdio,
@@ -77,6 +76,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             max_traces: req.max_traces,
             max_indexing: req.max_indexing,
         },
-        store: (!req.no_store).then(|| Places::new(req.cache_dir)),
+        store,
     })
 }

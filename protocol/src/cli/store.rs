@@ -5,14 +5,15 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sextant_engine::store::{collect_cache_garbage, Places, TraceStore};
+use sextant_engine::store::{collect_cache_garbage, Placement, Places, TraceStore};
 
 #[derive(clap::Args)]
 pub struct Request {
     #[command(subcommand)]
     action: Action,
-    /// The cache directory of traces whose folder is read-only (default:
-    /// $XDG_CACHE_HOME/sextant, else ~/.cache/sextant).
+    /// The cache directory (default: $XDG_CACHE_HOME/sextant, else
+    /// ~/.cache/sextant). A trace's stores there and beside it
+    /// (NAME.sextant/, `--store beside`) are both listed and removed.
     #[arg(long, value_name = "DIR", global = true)]
     cache_dir: Option<PathBuf>,
 }
@@ -32,7 +33,7 @@ enum Action {
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
-    let places = Places::new(req.cache_dir);
+    let places = Places::new(req.cache_dir, Placement::default());
     let open = |trace: &PathBuf| {
         TraceStore::open(&places, trace).with_context(|| format!("reading {}", trace.display()))
     };

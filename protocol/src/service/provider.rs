@@ -49,6 +49,12 @@ pub trait Output: Send + Sync {
     /// outputs their parent and configuration.
     fn descriptor(&self) -> Value;
 
+    /// Whether the experiment's traces have what it shows: it is listed
+    /// only then (every output but those of one trace format).
+    fn applies_to(&self, _exp: &ExperimentEntry) -> bool {
+        true
+    }
+
     /// The configuration types it creates derived outputs from.
     fn config_types(&self) -> Vec<Value> {
         Vec::new()

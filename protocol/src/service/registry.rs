@@ -21,6 +21,7 @@ use super::outputs::events::EventsTable;
 use super::outputs::histogram::Histogram;
 use super::outputs::thread_status::ThreadStatus;
 use super::provider::{ConfigKind, Configuration, Output, Parent};
+use super::traces::ExperimentEntry;
 
 pub struct Registry {
     /// The outputs every experiment has, by id, in the order they are
@@ -81,9 +82,14 @@ impl Registry {
         configs.find(exp, config)?.output(prefix)
     }
 
-    /// The descriptors of the experiment's outputs: the fixed ones, then
-    /// each kind's derived ones in the order posted.
-    pub fn descriptors(&self, configs: &Store<dyn Configuration>, exp: Uuid) -> Vec<Value> {
+    /// The descriptors of the experiment's outputs: the fixed ones that
+    /// apply to its traces, then each kind's derived ones in the order
+    /// posted.
+    pub fn descriptors(
+        &self,
+        configs: &Store<dyn Configuration>,
+        exp: &ExperimentEntry,
+    ) -> Vec<Value> {
         self.outputs(configs, exp)
             .iter()
             .map(|o| o.descriptor())
@@ -91,10 +97,19 @@ impl Registry {
     }
 
     /// The experiment's outputs, in the order listed.
-    pub fn outputs(&self, configs: &Store<dyn Configuration>, exp: Uuid) -> Vec<Arc<dyn Output>> {
-        let mut all: Vec<Arc<dyn Output>> = self.fixed.iter().map(|(_, o)| o.clone()).collect();
+    pub fn outputs(
+        &self,
+        configs: &Store<dyn Configuration>,
+        exp: &ExperimentEntry,
+    ) -> Vec<Arc<dyn Output>> {
+        let mut all: Vec<Arc<dyn Output>> = self
+            .fixed
+            .iter()
+            .filter(|(_, o)| o.applies_to(exp))
+            .map(|(_, o)| o.clone())
+            .collect();
         for k in &self.kinds {
-            for c in configs.of(exp, k.type_id()) {
+            for c in configs.of(exp.uuid, k.type_id()) {
                 all.extend(c.outputs());
             }
         }

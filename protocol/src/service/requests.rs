@@ -60,9 +60,7 @@ impl Service {
 
     pub fn outputs(&self, exp: &str) -> Result<Value> {
         let e = self.experiment_entry(exp)?;
-        Ok(Value::Array(
-            self.outputs.descriptors(&self.configs, e.uuid),
-        ))
+        Ok(Value::Array(self.outputs.descriptors(&self.configs, &e)))
     }
 
     pub fn output(&self, exp: &str, output: &str) -> Result<Value> {
@@ -74,7 +72,7 @@ impl Service {
         let e = self.experiment_entry(exp)?;
         let sets: Vec<Value> = self
             .outputs
-            .outputs(&self.configs, e.uuid)
+            .outputs(&self.configs, &e)
             .iter()
             .flat_map(|o| o.marker_sets())
             .collect();

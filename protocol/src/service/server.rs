@@ -180,8 +180,9 @@ impl Service {
                 .any(|r| q.starts_with(r))
         };
         // The viewer shows only that opening failed: the body says what to
-        // change.
-        let forbidden = || {
+        // change. `real` is where the path leads (through links and `..`):
+        // its folder is the one to allow, not the link's.
+        let forbidden = |real: &Path| {
             let roots: Vec<String> = self
                 .config
                 .allowed_roots
@@ -189,20 +190,25 @@ impl Service {
                 .chain(client_roots.iter())
                 .map(|r| r.display().to_string())
                 .collect();
-            let wanted = absolute.parent().unwrap_or(&absolute).display();
+            let wanted = real.parent().unwrap_or(real).display();
+            let leads = if real == absolute.as_path() {
+                String::new()
+            } else {
+                format!(" (which is {})", real.display())
+            };
             ServiceError::new(
                 ErrorKind::Forbidden,
                 "Trace outside the allowed directories",
                 format!(
-                    "{raw} is outside the directories this server may read ({}). Start `sextant serve` with `--allow-root DIR` (repeatable) for each further directory, e.g. `--allow-root {wanted}`, or start it in a directory that holds the trace.",
+                    "{raw}{leads} is outside the directories this server may read ({}). Start `sextant serve` with `--allow-root DIR` (repeatable) for each further directory, e.g. `--allow-root {wanted}`, or start it in a directory that holds the trace.",
                     roots.join(", ")
                 ),
             )
         };
         match absolute.canonicalize() {
             Ok(c) if allowed(&c) => Ok(c),
-            Ok(_) => Err(forbidden()),
-            Err(_) if !allowed(&normalize(&absolute)) => Err(forbidden()),
+            Ok(c) => Err(forbidden(&c)),
+            Err(_) if !allowed(&normalize(&absolute)) => Err(forbidden(&normalize(&absolute))),
             Err(e) => Err(ServiceError::not_found("trace", format!("{raw}: {e}"))),
         }
     }
@@ -440,6 +446,43 @@ mod tests {
             .open_trace(&json!({"parameters": {"name": "x"}}))
             .unwrap_err();
         assert!(e.detail.contains("parameters.uri"), "{}", e.detail);
+    }
+
+    #[test]
+    fn a_link_out_of_the_roots_is_refused_naming_its_target_folder() {
+        let dir = std::env::temp_dir().join(format!("sextant-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (root, elsewhere) = (dir.join("allowed"), dir.join("elsewhere"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("trace.txt"), "# tracer: nop\n").unwrap();
+        let link = root.join("trace.txt");
+        std::os::unix::fs::symlink(elsewhere.join("trace.txt"), &link).unwrap();
+        let root = root.canonicalize().unwrap();
+        let s = Service::new(Config {
+            allowed_roots: vec![root.clone()],
+            ..Default::default()
+        });
+        let e = s
+            .open_trace(&json!({"parameters": {"uri": link}}))
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Forbidden);
+        let target = elsewhere.canonicalize().unwrap();
+        assert!(
+            e.detail
+                .contains(&format!("--allow-root {}`", target.display())),
+            "{}",
+            e.detail
+        );
+        assert!(
+            e.detail.contains(&format!(
+                "(which is {})",
+                target.join("trace.txt").display()
+            )),
+            "{}",
+            e.detail
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -38,7 +38,7 @@ impl Results {
     /// One trace's executions were found by `source`.
     pub fn count(&self, source: Source) {
         let counter = match source {
-            Source::Pass => &self.passes,
+            Source::Pass { .. } => &self.passes,
             Source::Store => &self.from_store,
         };
         counter.fetch_add(1, Ordering::Relaxed);

@@ -12,15 +12,37 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The cache directory (`XDG_CACHE_HOME`) of every sextant the tests
+/// start: what they store goes neither into the user's cache nor beside the
+/// repository's fixtures. One per test binary, emptied when it starts.
+pub fn cache_home() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let name = exe.file_stem().expect("a test binary has a name");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("xdg-cache")
+            .join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("making the tests' cache directory");
+        dir
+    })
+}
+
+/// The binary, to be given its arguments, storing under `cache_home()`.
+pub fn command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sextant"));
+    c.env("XDG_CACHE_HOME", cache_home());
+    c
+}
 
 /// Runs the binary. Every explanation it gives is checked by its own audit
 /// against the trace's states (priority orders, "no thread ran"): a
 /// contradiction fails the test that asked, whatever it checks besides.
 pub fn sextant(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .args(args)
-        .output()
-        .expect("running sextant");
+    let out = command().args(args).output().expect("running sextant");
     assert_no_contradiction(args, &out.stderr);
     out
 }

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio as Pipe};
+use std::process::{Child, ChildStdin, ExitStatus, Stdio as Pipe};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -151,7 +151,7 @@ impl Rpc {
             Transport::Stdio => &["serve", "--stdio"],
             Transport::WebSocket => &["serve", "--port", "0", "--ws", "0"],
         };
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        let mut child = super::command()
             .args(lead)
             .args(args)
             .current_dir(repo_root())

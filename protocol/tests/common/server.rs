@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -33,7 +33,7 @@ impl Server {
 
     /// `sextant serve --port 0` with more options.
     pub fn start_with(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        let mut child = super::command()
             .args(["serve", "--port", "0"])
             .args(args)
             .current_dir(repo_root())

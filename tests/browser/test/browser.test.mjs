@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,12 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FIXTURE = join(ROOT, 'fixtures/scenario-a/ctf');
 const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
 const SHOTS = join(ROOT, 'target/browser');
+
+// sextant stores in a cache directory of its own (XDG_CACHE_HOME), neither
+// the user's nor beside the repository's fixtures.
+const CACHE = mkdtempSync(join(tmpdir(), 'sextant-browser-cache-'));
+process.env.XDG_CACHE_HOME = CACHE;
+process.on('exit', () => rmSync(CACHE, { recursive: true, force: true }));
 
 /** `sextant serve --port 0` from the repository root: resolves to [child, base URL]. */
 function startSextant() {

@@ -2,6 +2,8 @@
 // on a free port, and reading responses the way the viewer does.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,12 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 export const BIN = process.env.SEXTANT_BIN ?? join(ROOT, 'target/release/sextant');
 export const FIXTURE = join(ROOT, 'fixtures/scenario-a/ctf');
 export const MODEL = join(ROOT, 'schemas/examples/periodic-rt_high.json');
+
+// Every sextant these tests start stores in a cache directory of its own
+// (XDG_CACHE_HOME), neither the user's nor beside the repository's fixtures.
+const CACHE = mkdtempSync(join(tmpdir(), 'sextant-node-cache-'));
+process.env.XDG_CACHE_HOME = CACHE;
+process.on('exit', () => rmSync(CACHE, { recursive: true, force: true }));
 
 export const sleep = ms => new Promise(r => setTimeout(r, ms));
 

@@ -35,7 +35,9 @@ use sextant_engine::analysis::executions::{
 };
 use sextant_engine::analysis::model::{model_from_value, ExecutionModel};
 use sextant_engine::run::{Pass, RunError, Work};
-use sextant_engine::store::results::{labelled, load_or_find, Label, Source, StoredExecutions};
+use sextant_engine::store::results::{
+    labelled, load_or_find, Key, Label, Source, StoredExecutions,
+};
 
 use crate::service::configs::Posted;
 use crate::service::params::{ErrorKind, Result, ServiceError};
@@ -146,8 +148,12 @@ fn find_stored(
     let target = Target::Model(Box::new(model.clone()));
     find_in_traces_with(&e.paths(), &target, work, |path, w| {
         let store = results.store_of(path);
-        let (found, source, notes) =
-            load_or_find(store.as_ref(), model, false, Some(label), || {
+        let (found, source, notes) = load_or_find(
+            store.as_ref(),
+            &Key::model(model),
+            false,
+            Some(label),
+            || {
                 let mut analysis = ExecutionAnalysis::new(target.clone());
                 let ran = Pass::new(&mut [&mut analysis]).read(path, w)?;
                 Ok::<_, RunError>(StoredExecutions {
@@ -156,7 +162,8 @@ fn find_stored(
                     warnings: ran.warnings,
                     labels: Vec::new(),
                 })
-            })?;
+            },
+        )?;
         for n in notes {
             eprintln!("sextant: warning: {}: {n}", path.display());
         }
@@ -206,7 +213,8 @@ fn restored(
 ) -> Option<Found> {
     let mut kept = vec![first];
     for path in exp.paths().into_iter().skip(1) {
-        let stored = StoredExecutions::load(&results.store_of(path)?, model, false).ok()??;
+        let stored =
+            StoredExecutions::load(&results.store_of(path)?, &Key::model(model), false).ok()??;
         if !stored.labels.contains(&label) {
             return None;
         }

@@ -16,7 +16,7 @@ use sextant_engine::run::Work;
 use crate::service::params::{self, Result, ServiceError};
 use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{data, Reply};
-use crate::service::traces::cannot_run;
+use crate::service::traces::{cannot_run, ExperimentEntry};
 
 /// A file as read: its path, size and modification time (a file written
 /// again is read again).
@@ -49,6 +49,14 @@ fn lanes_of(path: &Path) -> Result<Arc<Option<BtfLanes>>> {
         .expect("not poisoned")
         .put(key, lanes.clone());
     Ok(lanes)
+}
+
+/// Whether one of the experiment's traces is a BTF file: the BTF outputs
+/// are listed only then.
+pub fn has_btf(exp: &ExperimentEntry) -> bool {
+    exp.paths()
+        .into_iter()
+        .any(sextant_engine::btf::is_btf_file)
 }
 
 /// The lanes of every trace of the query's experiment, in order.
@@ -99,6 +107,10 @@ impl Output for LaneGraph {
             "description": self.description,
             "type": "TIME_GRAPH",
         })
+    }
+
+    fn applies_to(&self, exp: &ExperimentEntry) -> bool {
+        has_btf(exp)
     }
 
     fn style(&self, _: &Query<'_>) -> Result<Value> {

@@ -4,10 +4,11 @@
 use serde_json::{json, Value};
 use sextant_engine::btf::lanes::Series;
 
-use super::btf_lanes::experiment_lanes;
+use super::btf_lanes::{experiment_lanes, has_btf};
 use crate::service::params::{self, Result};
 use crate::service::provider::{no_styles, Output, Query};
 use crate::service::reply::data;
+use crate::service::traces::ExperimentEntry;
 
 pub struct BtfSignals;
 
@@ -32,6 +33,10 @@ impl Output for BtfSignals {
             "description": "BTF traces: the values written to each signal over time",
             "type": "TREE_TIME_XY",
         })
+    }
+
+    fn applies_to(&self, exp: &ExperimentEntry) -> bool {
+        has_btf(exp)
     }
 
     fn style(&self, _: &Query<'_>) -> Result<Value> {
