@@ -176,7 +176,7 @@ fn periodic_without_clock_nanosleep_says_what_to_use_even_from_the_store() {
     // The second run reads the executions from the store: the warning was
     // kept with them.
     for run in ["first", "stored"] {
-        let (doc, err) = analyze(&[&trace, "--preset", "periodic"]);
+        let (doc, err) = analyze(&[&trace, "--preset", "periodic", "--store", "beside"]);
         assert_eq!(executions(&doc), 0, "{run}");
         warned(&doc, &err, &warning);
         assert!(
@@ -366,7 +366,10 @@ fn explain_and_export_take_no_store() {
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         assert!(!store.exists(), "{args:?} wrote a store");
     }
-    let out = sextant(&commands[0]);
+    // Kept beside the trace when asked, where this test can see it.
+    let mut args = commands[0].clone();
+    args.extend(["--store", "beside"]);
+    let out = sextant(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         store.is_dir(),
