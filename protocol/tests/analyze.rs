@@ -996,3 +996,58 @@ fn csv_has_one_line_per_execution() {
         .len();
     assert_eq!(n, 1 + (periods - 1), "header + one line per job");
 }
+
+/// A nested model's executions are in the table too, under their parent,
+/// as many as the JSON holds (up to the table's ten per row).
+#[test]
+fn table_shows_nested_executions_under_their_parent() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let trace = shared.join("traces/btf/ta-simulator-20140219-123819.btf");
+    let model = repo_root().join("schemas/examples/btf-task-instance.json");
+    let args = |format: &'static str| {
+        vec![
+            "analyze".to_string(),
+            trace.display().to_string(),
+            "--model".to_string(),
+            model.display().to_string(),
+            "--top".to_string(),
+            "3".to_string(),
+            "--format".to_string(),
+            format.to_string(),
+            "--no-store".to_string(),
+        ]
+    };
+    let run = |format| {
+        let a = args(format);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = sextant(&a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let doc: Value = serde_json::from_str(&run("json")).unwrap();
+    let table = run("table");
+    let nested: Vec<usize> = doc["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["nested"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert!(nested.iter().any(|&n| n > 0), "the model nests runnables");
+    let shown = table
+        .lines()
+        .filter(|l| l.trim_start().starts_with('└') && !l.contains("more nested"))
+        .count();
+    assert_eq!(
+        shown,
+        nested.iter().map(|&n| n.min(10)).sum::<usize>(),
+        "{table}"
+    );
+    let more = nested.iter().filter(|&&n| n > 10).count();
+    assert_eq!(table.matches("more nested").count(), more, "{table}");
+}

@@ -431,6 +431,9 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// Nested executions listed under each row of the table.
+const NESTED_SHOWN: usize = 10;
+
 fn write_table(
     out: &mut impl Write,
     executions: &Executions,
@@ -479,32 +482,54 @@ fn write_table(
         "prio",
     )?;
     for (rank, e) in rows.iter().enumerate() {
-        let start = (e.start - hosts.origin(e).unwrap_or(origin)) as f64 / 1e9;
+        let origin = hosts.origin(e).unwrap_or(origin);
+        let row = |out: &mut dyn Write, rank: String, index: String, x: &Execution| {
+            writeln!(
+                out,
+                "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5} {}",
+                rank,
+                index,
+                (x.start - origin) as f64 / 1e9,
+                human(x.duration),
+                human(x.running),
+                human(x.preempted),
+                human(x.blocked),
+                human(x.waiting),
+                host(hosts.of(e)),
+                x.tid,
+                x.end_comm,
+                x.cpus
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                x.prio.map(|p| p.to_string()).unwrap_or_default(),
+                if x.deadline_miss == Some(true) {
+                    "MISS"
+                } else {
+                    ""
+                }
+            )
+        };
+        row(out, (rank + 1).to_string(), e.index.to_string(), e)?;
+        // A nested model's executions under their parent, in start order:
+        // the table shows what the JSON holds.
+        for (k, n) in e.nested.iter().enumerate().take(NESTED_SHOWN) {
+            row(out, String::new(), format!("└{}", k + 1), n)?;
+        }
+        if e.nested.len() > NESTED_SHOWN {
+            writeln!(
+                out,
+                "{:>12} ({} more nested; --format json for all)",
+                "└",
+                e.nested.len() - NESTED_SHOWN
+            )?;
+        }
+    }
+    if rows.iter().any(|e| !e.nested.is_empty()) {
         writeln!(
             out,
-            "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5} {}",
-            rank + 1,
-            e.index,
-            start,
-            human(e.duration),
-            human(e.running),
-            human(e.preempted),
-            human(e.blocked),
-            human(e.waiting),
-            host(hosts.of(e)),
-            e.tid,
-            e.end_comm,
-            e.cpus
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            e.prio.map(|p| p.to_string()).unwrap_or_default(),
-            if e.deadline_miss == Some(true) {
-                "MISS"
-            } else {
-                ""
-            }
+            "(└K: the K-th execution of the nested model inside the row above)"
         )?;
     }
     if rows.len() < executions.executions.len() {
