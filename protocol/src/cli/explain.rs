@@ -109,7 +109,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     // The second pass reads the execution's own host alone.
     let host = hosts.of(execution);
     let options = OpenOptions {
-        host: picks[hosts.of.get(execution.index).copied().unwrap_or(0)],
+        host: picks[hosts.part(execution).unwrap_or(0)],
         ..options
     };
     let request = request_for(

@@ -63,19 +63,18 @@ pub struct HostsOf {
 impl HostsOf {
     /// The host of `e`, when there are several.
     pub fn of(&self, e: &Execution) -> Option<&str> {
-        if self.names.len() < 2 {
-            return None;
-        }
-        Some(&self.names[self.of[e.index]])
+        self.part(e).map(|i| self.names[i].as_str())
+    }
+
+    /// The position of `e`'s host among `names`, when there are several.
+    pub fn part(&self, e: &Execution) -> Option<usize> {
+        (self.names.len() > 1).then(|| self.of[e.index])
     }
 
     /// The origin of `e`'s times in a table: its host's first event when
     /// there are several hosts.
     pub fn origin(&self, e: &Execution) -> Option<i64> {
-        if self.names.len() < 2 {
-            return None;
-        }
-        self.origins[self.of[e.index]]
+        self.part(e).and_then(|i| self.origins[i])
     }
 }
 

@@ -8,7 +8,9 @@ use serde_json::Value;
 use super::fragments::Ptr;
 use super::JsonMetadataError;
 
-const ORIGINS: [(&str, &[&str]); 6] = [
+/// Each CTF 2 origin with the absolute TSDL prefix of its scope, in
+/// decoding order (the writer walks it the other way).
+pub(super) const ORIGINS: [(&str, &[&str]); 6] = [
     ("packet-header", &["trace", "packet", "header"]),
     ("packet-context", &["stream", "packet", "context"]),
     ("event-record-header", &["stream", "event", "header"]),

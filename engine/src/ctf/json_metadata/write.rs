@@ -13,26 +13,13 @@ use serde_json::{json, Map, Value};
 use super::super::layout::{header_clock, select_by_label, text_elem};
 use super::super::metadata::ast::*;
 use super::field_class::{Scope, ROLE_NAMES};
+use super::location::ORIGINS;
 use super::RS;
 
 /// Why declarations cannot be written as CTF 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ToJsonError(pub String);
-
-/// The TSDL scopes in decoding order, with their CTF 2 origin and the
-/// absolute TSDL prefix that names them.
-const SCOPES: [(&str, &[&str]); 6] = [
-    ("packet-header", &["trace", "packet", "header"]),
-    ("packet-context", &["stream", "packet", "context"]),
-    ("event-record-header", &["stream", "event", "header"]),
-    (
-        "event-record-common-context",
-        &["stream", "event", "context"],
-    ),
-    ("event-record-specific-context", &["event", "context"]),
-    ("event-record-payload", &["event", "fields"]),
-];
 
 /// The metadata of `meta` as a CTF 2 JSON text sequence.
 pub fn to_json_sequence(meta: &MetadataDecl) -> Result<String, ToJsonError> {
@@ -348,7 +335,7 @@ impl<'m> Writer<'m> {
         root: usize,
         frames: &Frames<'m>,
     ) -> Result<Value, ToJsonError> {
-        for (origin, prefix) in SCOPES {
+        for (origin, prefix) in ORIGINS {
             if path.len() > prefix.len() && path.iter().zip(prefix.iter()).all(|(a, b)| a == b) {
                 return Ok(json!({"origin": origin, "path": &path[prefix.len()..]}));
             }
@@ -366,7 +353,7 @@ impl<'m> Writer<'m> {
         for r in (0..root).rev() {
             if let Some(t) = self.roots[r] {
                 if descend(t, path).is_some() {
-                    return Ok(json!({"origin": SCOPES[r].0, "path": path}));
+                    return Ok(json!({"origin": ORIGINS[r].0, "path": path}));
                 }
             }
         }
@@ -383,7 +370,7 @@ impl<'m> Writer<'m> {
         root: usize,
         frames: &Frames<'m>,
     ) -> Result<&'m [EnumMapping], ToJsonError> {
-        let found = SCOPES
+        let found = ORIGINS
             .iter()
             .enumerate()
             .find(|(_, (_, prefix))| {
