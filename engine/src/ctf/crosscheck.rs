@@ -550,7 +550,6 @@ impl<'d> Sink<'d> for Digest {
 
 /// Every stream's events as the reader gives them against what a synthetic
 /// trace's writer put there.
-#[cfg(any(test, feature = "synth"))]
 pub fn check_expected(dir: &Path, synth: &super::synth::Synth) -> Result<(), CheckError> {
     let trace = CtfTrace::open(dir)?;
     for (path, expected) in trace.streams.iter().zip(&synth.expected) {

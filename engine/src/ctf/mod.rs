@@ -6,6 +6,7 @@
 //! `stream` (packets and events of one file) → `merge` (all streams of all
 //! traces in time order).
 
+#[cfg(any(test, feature = "test-support"))]
 pub mod crosscheck;
 pub mod decode;
 mod error;
@@ -19,7 +20,7 @@ pub mod metadata;
 mod pages;
 mod parallel;
 mod stream;
-#[cfg(any(test, feature = "synth"))]
+#[cfg(any(test, feature = "test-support"))]
 pub mod synth;
 mod trace;
 pub mod types;

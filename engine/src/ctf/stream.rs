@@ -209,16 +209,20 @@ impl StreamFile {
         self.data_error(e.bit, e.message)
     }
 
+    // The cross-check's own walk over a packet (`crosscheck`, test machinery).
+    #[cfg(any(test, feature = "test-support"))]
     pub(super) fn layout(&self) -> &Layout {
         &self.layout
     }
 
+    #[cfg(any(test, feature = "test-support"))]
     pub(super) fn slots(&self) -> &[Cell<i64>] {
         &self.slots
     }
 
     /// Loads the next non-empty packet for a walk of its own (`crosscheck`):
     /// where its events start, or `None` at the end of the file.
+    #[cfg(any(test, feature = "test-support"))]
     pub(super) fn load_next_packet(&mut self) -> Result<Option<u64>, CtfError> {
         Ok(self.next_packet()?.then_some(self.pos))
     }

@@ -25,7 +25,7 @@ impl TraceStore {
     pub fn units(&self) -> Vec<UnitInfo> {
         let mut out = Vec::new();
         for store in self.places.candidates(&self.canonical) {
-            for dir in unit_dirs(&store) {
+            for dir in unit::unit_dirs(&store) {
                 let found = unit::read_dir(&dir, &self.identity);
                 let offered = found
                     .as_ref()
@@ -67,7 +67,7 @@ impl TraceStore {
         let mut removed = Vec::new();
         for store in self.places.candidates(&self.canonical) {
             removed.extend(leftovers(&store)?);
-            for dir in unit_dirs(&store) {
+            for dir in unit::unit_dirs(&store) {
                 if unit::read_dir(&dir, &self.identity).is_err() {
                     std::fs::remove_dir_all(&dir)?;
                     removed.push(dir);
@@ -90,7 +90,9 @@ pub fn collect_cache_garbage(places: &Places) -> std::io::Result<Vec<PathBuf>> {
         if !store.to_string_lossy().ends_with(SUFFIX) || !store.is_dir() {
             continue;
         }
-        let trace = unit_dirs(&store).iter().find_map(|d| unit::trace_of(d));
+        let trace = unit::unit_dirs(&store)
+            .iter()
+            .find_map(|d| unit::trace_of(d));
         match trace.map(|t| TraceStore::open(places, Path::new(&t))) {
             Some(Ok(s)) => removed.extend(s.collect_garbage()?),
             // The trace is gone, or nothing in the store says whose it is.
@@ -101,21 +103,6 @@ pub fn collect_cache_garbage(places: &Places) -> std::io::Result<Vec<PathBuf>> {
         }
     }
     Ok(removed)
-}
-
-/// The units of a store: its subdirectories not starting with a dot.
-pub(super) fn unit_dirs(store: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(store) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
 }
 
 /// Removes the temporary and moved-aside units of writers that were

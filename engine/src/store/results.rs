@@ -253,7 +253,7 @@ pub fn labelled(
         .places
         .candidates(&store.canonical)
         .iter()
-        .flat_map(|dir| super::manage::unit_dirs(dir))
+        .flat_map(|dir| super::unit::unit_dirs(dir))
         .filter_map(|d| Some(d.file_name()?.to_str()?.to_string()))
         .filter(|n| n.starts_with(PREFIX))
         .collect();

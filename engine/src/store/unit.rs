@@ -331,3 +331,18 @@ fn io(path: &Path, source: std::io::Error) -> ExportError {
         source,
     }
 }
+
+/// The units of a store: its subdirectories not starting with a dot.
+pub(crate) fn unit_dirs(store: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(store) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}

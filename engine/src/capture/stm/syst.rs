@@ -40,7 +40,7 @@ pub fn parse(b: &[u8]) -> Option<SystMessage> {
     let guid = if header & OPT_GUID != 0 {
         let g: &[u8; 16] = b.get(at..at + 16)?.try_into().ok()?;
         at += 16;
-        crate::ctf::writer::uuid_text(g)
+        crate::ctf::metadata::ast::uuid_text(g)
     } else {
         String::new()
     };

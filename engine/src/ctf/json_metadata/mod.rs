@@ -18,8 +18,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::metadata::ast::{ClockDecl, EnvValue, EventDecl, MetadataDecl, StreamDecl};
-use super::writer::uuid_text;
+use super::metadata::ast::{uuid_text, ClockDecl, EnvValue, EventDecl, MetadataDecl, StreamDecl};
 use field_class::{Aliases, Scope};
 use fragments::Ptr;
 

@@ -132,3 +132,16 @@ pub struct MetadataDecl {
     /// Declarations the reader skipped (unknown type scopes), by line.
     pub warnings: Vec<String>,
 }
+
+/// 16 bytes as a UUID's text (`8-4-4-4-12` hexadecimal digits).
+pub fn uuid_text(u: &[u8; 16]) -> String {
+    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::{EnvValue, FieldType, TraceSpec};
+use crate::ctf::metadata::ast::uuid_text;
 
 pub(super) fn tsdl(spec: &TraceSpec, uuid: &[u8; 16]) -> String {
     let mut t = String::from("/* CTF 1.8 */\n\n");
@@ -108,17 +109,4 @@ fn escape(s: &str) -> String {
             c => vec![c],
         })
         .collect()
-}
-
-/// 16 bytes as a UUID's text (`8-4-4-4-12` hexadecimal digits).
-pub fn uuid_text(u: &[u8; 16]) -> String {
-    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
 }

@@ -15,8 +15,6 @@ mod packet;
 
 pub use ctf2::{rewrite_as_ctf2, RewriteError};
 
-pub use metadata::uuid_text;
-
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
