@@ -15,7 +15,7 @@ use libfuzzer_sys::fuzz_target;
 use sextant_engine::analysis::executions::{ExecutionAnalysis, Target};
 use sextant_engine::analysis::model::{Preset, ThreadFilter};
 use sextant_engine::analysis::states::ThreadStates;
-use sextant_engine::btf::lanes::BtfLanes;
+use sextant_engine::analysis::btf::lanes::BtfLanes;
 use sextant_engine::btf::{looks_like_btf, BtfSource, Options};
 use sextant_engine::event::{Event, EventSource};
 use sextant_engine::jsonl::JsonSink;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::model::{EventPattern, ExecutionModel, Mode, NestedModel, Preset, ThreadFilter};
 use super::stats::{self, Stats};
-use crate::btf::instances::{InstanceTimes, Instances};
+use crate::analysis::btf::instances::{InstanceTimes, Instances};
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;

@@ -1,5 +1,6 @@
 //! Analyses that run in the single pass over a trace.
 
+pub mod btf;
 pub mod discovery;
 pub mod executions;
 pub mod explain;

@@ -12,9 +12,7 @@
 pub mod classes;
 mod error;
 pub mod header;
-pub mod instances;
 pub mod intern;
-pub mod lanes;
 pub mod model;
 pub mod names;
 pub mod os;
@@ -69,4 +67,4 @@ fn row_shaped(line: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
+use crate::analysis::btf::instances::InstanceTimes;
 use crate::analysis::executions::Execution;
-use crate::btf::instances::InstanceTimes;
 use crate::export::executions as exported;
 
 /// The columns: the executions table's, then these.

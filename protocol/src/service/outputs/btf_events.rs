@@ -2,7 +2,7 @@
 //! set for some process, and under it each process that waited for it or
 //! had it set (from `set_event` until its `clear_event`).
 
-use sextant_engine::btf::lanes::EVENT_STATES;
+use sextant_engine::analysis::btf::lanes::EVENT_STATES;
 
 use super::btf_lanes::LaneGraph;
 

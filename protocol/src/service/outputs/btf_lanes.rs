@@ -1,5 +1,5 @@
 //! What the BTF outputs share: the lanes of each BTF trace of an experiment
-//! (`sextant_engine::btf::lanes`, one pass per trace, kept for the traces
+//! (`sextant_engine::analysis::btf::lanes`, one pass per trace, kept for the traces
 //! asked last), and a time graph drawn from one kind of lane (tree, states,
 //! tooltip, styles). Traces that are not BTF have no lanes.
 
@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use lru::LruCache;
 use serde_json::{json, Map, Value};
-use sextant_engine::btf::lanes::{BtfLanes, Lanes, Span};
+use sextant_engine::analysis::btf::lanes::{BtfLanes, Lanes, Span};
 use sextant_engine::run::Work;
 
 use crate::service::params::{self, Result, ServiceError};

@@ -2,7 +2,7 @@
 //! (free, used, full, overfull), and under it each process that used it:
 //! requesting it, waiting for it, or assigned it (holding it).
 
-use sextant_engine::btf::lanes::SEMAPHORE_STATES;
+use sextant_engine::analysis::btf::lanes::SEMAPHORE_STATES;
 
 use super::btf_lanes::LaneGraph;
 

@@ -2,7 +2,7 @@
 //! a BTF trace, as a step series (a value holds until the next write).
 
 use serde_json::{json, Value};
-use sextant_engine::btf::lanes::Series;
+use sextant_engine::analysis::btf::lanes::Series;
 
 use super::btf_lanes::{experiment_lanes, has_btf};
 use crate::service::params::{self, Result};

@@ -3,7 +3,7 @@
 //! runnables it ran, running or suspended, each interval with the task
 //! instance it ran in.
 
-use sextant_engine::btf::lanes::TASK_STATES;
+use sextant_engine::analysis::btf::lanes::TASK_STATES;
 
 use super::btf_lanes::LaneGraph;
 

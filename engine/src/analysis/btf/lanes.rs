@@ -20,8 +20,8 @@ use std::path::Path;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::names::{process_name, thread_id};
-use super::os::{signal_value, EventAction, OsEvent};
+use crate::btf::names::{process_name, thread_id};
+use crate::btf::os::{signal_value, EventAction, OsEvent};
 use crate::kernel::model::{KEvent, KernelModel};
 use crate::kernel::pass::Analysis;
 use crate::run::{Pass, RunError, Work};
@@ -172,7 +172,7 @@ impl BtfLanes {
     /// The lanes of the BTF trace at `path`, or `None` when it is not one
     /// (a CTF directory, an ftrace file): one pass over it.
     pub fn of_trace(path: &Path, work: &Work<'_>) -> Result<Option<BtfLanes>, RunError> {
-        if !super::is_btf_file(path) {
+        if !crate::btf::is_btf_file(path) {
             return Ok(None);
         }
         let mut lanes = BtfLanes::default();
