@@ -166,3 +166,22 @@ fn the_checker_sees_an_upward_import() {
     assert_eq!(seen, ["event"]);
     assert!(layer("analysis") > layer("ctf"));
 }
+
+#[test]
+fn no_source_file_is_over_800_lines() {
+    // Small modules named for what they hold: a file past 800 lines holds
+    // several things. Tests (`tests.rs`, `tests/`) are left out.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "../protocol/src"] {
+        sources(&root.join(dir), &mut files);
+    }
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = fs::read_to_string(f).ok()?.lines().count();
+            (n > 800).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "source files over 800 lines:\n{}", long.join("\n"));
+}
