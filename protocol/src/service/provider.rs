@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use super::configs::{Posted, Store};
 use super::params::{ErrorKind, Result, ServiceError};
-use super::reply::{data, Reply};
+use super::reply::{completed, Reply};
 use super::stored::Results;
 use super::traces::ExperimentEntry;
 
@@ -73,16 +73,12 @@ pub trait Output: Send + Sync {
     /// None by default: viewers ask every output they list for its
     /// annotations, so having none is an answer, not an error.
     fn annotation_categories(&self, _: &Query<'_>) -> Result<Value> {
-        Ok(data(
-            json!({"annotationCategories": []}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"annotationCategories": []})))
     }
 
     /// None by default (see `annotation_categories`).
     fn annotations(&self, _: &Query<'_>) -> Result<Value> {
-        Ok(data(json!({"annotations": {}}), "COMPLETED", "Completed"))
+        Ok(completed(json!({"annotations": {}})))
     }
 
     /// `timeGraph/{id}/tree` (TIME_GRAPH and GANTT_CHART outputs).
@@ -143,14 +139,14 @@ pub trait Output: Send + Sync {
 
 /// The `style` answer of an output that defines no styles of its own.
 pub fn no_styles() -> Result<Value> {
-    Ok(data(json!({"styles": {}}), "COMPLETED", "Completed"))
+    Ok(completed(json!({"styles": {}})))
 }
 
 /// The `arrows` answer of a time graph that draws none: none, once the
 /// request's time range is read (a malformed one is still an error).
 pub fn no_arrows(q: &Query<'_>) -> Result<Value> {
     super::params::parameters(q.body)?.time_range()?;
-    Ok(data(json!([]), "COMPLETED", "Completed"))
+    Ok(completed(json!([])))
 }
 
 /// The `columns` answer of a table: (name, description, data type) by id.
@@ -162,7 +158,7 @@ pub fn columns(columns: &[(&str, &str, &str)]) -> Result<Value> {
             json!({"id": i as i64, "name": name, "description": description, "type": ty})
         })
         .collect();
-    Ok(data(Value::Array(columns), "COMPLETED", "Completed"))
+    Ok(completed(Value::Array(columns)))
 }
 
 /// What creating a configuration has at hand.

@@ -35,7 +35,7 @@ impl From<Value> for Reply {
 #[derive(Serialize)]
 struct Envelope<'a, T> {
     model: &'a T,
-    status: &'a str,
+    status: Status,
     #[serde(rename = "statusMessage")]
     status_message: &'a str,
 }
@@ -44,7 +44,7 @@ impl Reply {
     /// `{model, status, statusMessage}` written as text. `model` must hold
     /// no fractional numbers (`short_floats` is for trees) and write its
     /// object keys sorted, as a tree would.
-    pub fn data<T: Serialize>(model: &T, status: &str, message: &str) -> Result<Reply> {
+    pub fn data<T: Serialize>(model: &T, status: Status, message: &str) -> Result<Reply> {
         let text = serde_json::to_string(&Envelope {
             model,
             status,
@@ -53,8 +53,13 @@ impl Reply {
         .map_err(internal)?;
         Ok(Reply::Text {
             json: Arc::from(RawValue::from_string(text).map_err(internal)?),
-            completed: status == "COMPLETED",
+            completed: status == Status::Completed,
         })
+    }
+
+    /// A complete answer: `{model, status: COMPLETED, statusMessage}`.
+    pub fn completed<T: Serialize>(model: &T) -> Result<Reply> {
+        Reply::data(model, Status::Completed, "Completed")
     }
 
     pub fn is_completed(&self) -> bool {
@@ -107,10 +112,26 @@ fn internal(e: serde_json::Error) -> ServiceError {
     )
 }
 
+/// A TSP response's status (`ResponseStatus` in the specification).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    /// The answer is whole; only these are cached.
+    Completed,
+    /// Work under way (indexing, a filter's count): ask again.
+    Running,
+    Failed,
+}
+
 /// A data response: `{"model", "status", "statusMessage"}`.
-pub fn data(mut model: Value, status: &str, message: impl Into<String>) -> Value {
+pub fn data(mut model: Value, status: Status, message: impl Into<String>) -> Value {
     short_floats(&mut model);
     json!({"model": model, "status": status, "statusMessage": message.into()})
+}
+
+/// A complete data response, the common case.
+pub fn completed(model: Value) -> Value {
+    data(model, Status::Completed, "Completed")
 }
 
 /// Fractional numbers written in at most 15 characters: json-bigint (the TS
@@ -177,21 +198,11 @@ mod tests {
             entry_id: 3,
             states: vec![1, 2],
         }];
-        let text = Reply::data(
-            &json!({"rows": [{"entryId": 3, "states": [1, 2]}]}),
-            "COMPLETED",
-            "Completed",
-        )
-        .unwrap();
-        let typed = Reply::data(
-            &std::collections::BTreeMap::from([("rows", &rows)]),
-            "COMPLETED",
-            "Completed",
-        )
-        .unwrap();
+        let text = Reply::completed(&json!({"rows": [{"entryId": 3, "states": [1, 2]}]})).unwrap();
+        let typed = Reply::completed(&std::collections::BTreeMap::from([("rows", &rows)])).unwrap();
         let tree = Reply::Tree(super::data(
             json!({"rows": [{"entryId": 3, "states": [1, 2]}]}),
-            "COMPLETED",
+            Status::Completed,
             "Completed",
         ));
         let as_text = |r: &Reply| serde_json::to_string(r).unwrap();
@@ -200,7 +211,7 @@ mod tests {
         assert_eq!(as_text(&tree.clone().into_text().unwrap()), as_text(&tree));
         assert!(typed.is_completed());
         assert_eq!(typed.into_value().unwrap(), tree.into_value().unwrap());
-        let running = Reply::data(&json!({}), "RUNNING", "Indexing").unwrap();
+        let running = Reply::data(&json!({}), Status::Running, "Indexing").unwrap();
         assert!(!running.is_completed());
         assert!(!running.into_text().unwrap().is_completed());
     }

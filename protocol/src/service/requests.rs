@@ -12,7 +12,7 @@ use super::cache::Key;
 use super::configs;
 use super::params::{self, Result, ServiceError};
 use super::provider::{Creation, Output, Query};
-use super::reply::{data, Reply};
+use super::reply::{completed, Reply};
 use super::server::Service;
 use super::traces::ExperimentEntry;
 
@@ -76,7 +76,7 @@ impl Service {
             .iter()
             .flat_map(|o| o.marker_sets())
             .collect();
-        Ok(data(Value::Array(sets), "COMPLETED", "Completed"))
+        Ok(completed(Value::Array(sets)))
     }
 
     pub fn style(&self, exp: &str, output: &str) -> Result<Value> {

@@ -15,7 +15,7 @@ use crate::service::outputs::draw::{
 };
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
-use crate::service::reply::{data, Reply};
+use crate::service::reply::{completed, data, Reply, Status};
 use sextant_engine::analysis::thread_table::{Pyramid, States};
 
 pub const PREFIX: &str = "sextant.executions.comparison";
@@ -74,11 +74,7 @@ impl Output for Comparison {
     }
 
     fn style(&self, _: &Query<'_>) -> Result<Value> {
-        Ok(data(
-            json!({"styles": thread_state_style_map()}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"styles": thread_state_style_map()})))
     }
 
     fn annotation_categories(&self, _: &Query<'_>) -> Result<Value> {
@@ -122,10 +118,8 @@ impl Output for Comparison {
                 })
             })
             .collect();
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -139,7 +133,7 @@ impl Output for Comparison {
         let filter = StateFilter::of(&p)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
-            Err(m) => return Ok(data(json!({"rows": []}), "RUNNING", m).into()),
+            Err(m) => return Ok(data(json!({"rows": []}), Status::Running, m).into()),
         };
         let wanted: Vec<&Execution> = match &items {
             Some(ids) => ids.iter().filter_map(|&i| d.execution(i)).collect(),
@@ -163,7 +157,7 @@ impl Output for Comparison {
                 }
             })
             .collect();
-        Reply::data(&DrawnRows { rows }, "COMPLETED", "Completed")
+        Reply::completed(&DrawnRows { rows })
     }
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
@@ -176,7 +170,7 @@ impl Output for Comparison {
         let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
         let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
         let Some(&id) = items.first() else {
-            return Ok(data(json!({}), "COMPLETED", "Completed"));
+            return Ok(completed(json!({})));
         };
         let x = d
             .execution(id)
@@ -196,7 +190,7 @@ impl Output for Comparison {
                 );
             }
         }
-        Ok(data(Value::Object(tip), "COMPLETED", "Completed"))
+        Ok(completed(Value::Object(tip)))
     }
 }
 

@@ -13,7 +13,7 @@ use sextant_engine::analysis::executions::Execution;
 use super::found::Found;
 use crate::service::params::{self, Result, ServiceError};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.density";
 
@@ -85,10 +85,8 @@ impl Output for Density {
         if d.executions.deadline.is_some() {
             entries.push(json!({"id": 2, "parentId": 0, "labels": ["deadline misses"], "hasData": true, "isDefault": true}));
         }
-        Ok(data(
+        Ok(completed(
             json!({"headers": [{"name": "Name", "tooltip": ""}], "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -147,10 +145,8 @@ impl Output for Density {
                 "yValuesDescription": {"label": "Executions", "unit": "", "dataType": "NUMBER"},
             }));
         }
-        Ok(data(
+        Ok(completed(
             json!({"title": format!("Duration density: {}", d.executions.name), "series": series}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 }

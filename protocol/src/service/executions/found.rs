@@ -7,7 +7,7 @@ use sextant_engine::analysis::executions::{Execution, Merged};
 
 use crate::service::params::Result;
 use crate::service::provider::Derived;
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 /// The configuration type of execution models.
 pub const EXECUTION_MODEL: &str = "sextant.execution-model";
@@ -50,11 +50,7 @@ impl Found {
         } else {
             vec![]
         };
-        Ok(data(
-            json!({"annotationCategories": categories}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"annotationCategories": categories})))
     }
 
     /// The deadline misses (all of them: the request's range is not
@@ -93,10 +89,6 @@ impl Found {
                 .collect();
             annotations.insert(DEADLINE_MISSES.into(), Value::Array(marks));
         }
-        Ok(data(
-            json!({"annotations": annotations}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"annotations": annotations})))
     }
 }

@@ -10,7 +10,7 @@ use sextant_engine::analysis::executions::Execution;
 use super::found::Found;
 use crate::service::params::{self, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.perspective";
 
@@ -56,10 +56,8 @@ impl Output for Perspective {
         entries.push(json!({"id": 3, "parentId": 0, "labels": ["mean"], "hasData": true}));
         entries.push(json!({"id": 4, "parentId": 0, "labels": ["mean + 1σ"], "hasData": true}));
         entries.push(json!({"id": 5, "parentId": 0, "labels": ["mean − 1σ"], "hasData": true}));
-        Ok(data(
+        Ok(completed(
             json!({"headers": [{"name": "Name", "tooltip": ""}], "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -144,10 +142,6 @@ impl Output for Perspective {
             }));
         }
         let title = format!("Time Perspective: {}", d.executions.name);
-        Ok(data(
-            json!({"title": title, "series": series}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"title": title, "series": series})))
     }
 }

@@ -13,7 +13,7 @@ use super::found::Found;
 use crate::service::outputs::draw::headers;
 use crate::service::params::{range_or_all, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.statistics";
 
@@ -107,10 +107,8 @@ impl Output for Statistics {
                 }
             }
         }
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers(STAT_HEADERS.iter()), "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 }

@@ -9,7 +9,7 @@ use sextant_engine::analysis::executions::Execution;
 use super::found::Found;
 use crate::service::params::{self, Result, ServiceError};
 use crate::service::provider::{columns, no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.table";
 
@@ -116,15 +116,11 @@ impl Output for Table {
                 json!({"index": x.index as i64, "cells": cells})
             })
             .collect();
-        Ok(data(
-            json!({
-                "columnIds": columns,
-                "lowIndex": low,
-                "size": all.len(),
-                "lines": lines,
-            }),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({
+            "columnIds": columns,
+            "lowIndex": low,
+            "size": all.len(),
+            "lines": lines,
+        })))
     }
 }

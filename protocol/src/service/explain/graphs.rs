@@ -12,7 +12,7 @@ use super::explained::Explained;
 use crate::service::outputs::draw::thread_state_style_map;
 use crate::service::params::{self, Result, ServiceError};
 use crate::service::provider::{Output, Query};
-use crate::service::reply::{data, Reply};
+use crate::service::reply::{completed, Reply};
 
 pub const CRITICAL_PATH: &str = "sextant.explain.critical-path";
 pub const COMPLEMENT: &str = "sextant.explain.complement";
@@ -41,7 +41,7 @@ fn style(name: &str, colour: &str, height: f64) -> Value {
 }
 
 fn done(model: Value) -> Value {
-    data(model, "COMPLETED", "Completed")
+    completed(model)
 }
 
 impl GraphOutput {

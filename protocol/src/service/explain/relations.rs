@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::explained::Explained;
 use crate::service::params::{self, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.explain.relations";
 
@@ -53,10 +53,8 @@ impl Output for Relations {
                 })
             })
             .collect();
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 }

@@ -15,7 +15,7 @@ use sextant_engine::run::Work;
 
 use crate::service::params::{self, Result, ServiceError};
 use crate::service::provider::{no_arrows, Output, Query};
-use crate::service::reply::{data, Reply};
+use crate::service::reply::{completed, Reply};
 use crate::service::traces::{cannot_run, ExperimentEntry};
 
 /// A file as read: its path, size and modification time (a file written
@@ -128,7 +128,7 @@ impl Output for LaneGraph {
                 (s.to_string(), style)
             })
             .collect();
-        Ok(data(json!({"styles": styles}), "COMPLETED", "Completed"))
+        Ok(completed(json!({"styles": styles})))
     }
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
@@ -152,10 +152,8 @@ impl Output for LaneGraph {
             }
         }
         let headers = json!([{"name": self.column, "tooltip": ""}]);
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -194,7 +192,7 @@ impl Output for LaneGraph {
                 .collect::<Vec<_>>();
             rows.push(json!({"entryId": id, "states": states}));
         }
-        Ok(data(json!({"rows": rows}), "COMPLETED", "Completed").into())
+        Ok(completed(json!({"rows": rows})).into())
     }
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
@@ -206,7 +204,7 @@ impl Output for LaneGraph {
         let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
         let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
         let (Some(&t), Some(&id)) = (times.first(), items.first()) else {
-            return Ok(data(json!({}), "COMPLETED", "Completed"));
+            return Ok(completed(json!({})));
         };
         let all = experiment_lanes(q)?;
         let lanes = numbered(&all, self.pick);
@@ -228,7 +226,7 @@ impl Output for LaneGraph {
             tip.insert("Start".into(), json!(s.start.to_string()));
             tip.insert("Duration (ns)".into(), json!((s.end - s.start).to_string()));
         }
-        Ok(data(Value::Object(tip), "COMPLETED", "Completed"))
+        Ok(completed(Value::Object(tip)))
     }
 }
 

@@ -7,7 +7,7 @@ use sextant_engine::analysis::btf::lanes::Series;
 use super::btf_lanes::{experiment_lanes, has_btf};
 use crate::service::params::{self, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::completed;
 use crate::service::traces::ExperimentEntry;
 
 pub struct BtfSignals;
@@ -61,10 +61,8 @@ impl Output for BtfSignals {
                 .collect::<Vec<_>>()
         })?;
         let headers = json!([{"name": "Signal", "tooltip": ""}]);
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -112,10 +110,6 @@ impl Output for BtfSignals {
                 })
                 .collect::<Vec<_>>()
         })?;
-        Ok(data(
-            json!({"title": "BTF Signals", "series": series}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"title": "BTF Signals", "series": series})))
     }
 }

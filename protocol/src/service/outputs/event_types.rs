@@ -14,7 +14,7 @@ use super::draw::headers;
 use super::events::read_error;
 use crate::service::params::{range_or_all, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::{completed, data, Status};
 
 /// The experiment's events per type.
 pub const EVENT_TYPES: &str = "sextant.event-types";
@@ -99,7 +99,7 @@ impl Output for EventTypes {
             Err(m) => {
                 return Ok(data(
                     json!({"headers": headers, "entries": []}),
-                    "RUNNING",
+                    Status::Running,
                     m,
                 ))
             }
@@ -129,10 +129,8 @@ impl Output for EventTypes {
                 "id": i as i64 + 1, "parentId": 0, "labels": [name, n.to_string()], "hasData": true,
             }));
         }
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 }

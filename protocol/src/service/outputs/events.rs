@@ -32,7 +32,7 @@ use uuid::Uuid;
 use crate::service::index::{Checkpoint, TraceIndex, CHECKPOINT_EVERY};
 use crate::service::params::{self, ErrorKind, Result, ServiceError};
 use crate::service::provider::{columns, no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::{completed, data, Status};
 use crate::service::traces::ExperimentEntry;
 
 mod filter;
@@ -608,7 +608,7 @@ impl Output for EventsTable {
         let empty = |size: u64, low: u64| json!({"columnIds": columns, "lowIndex": low, "size": size, "lines": []});
         let indexes = match e.indexes()? {
             Ok(ix) => ix,
-            Err(m) => return Ok(data(empty(0, 0), "RUNNING", m)),
+            Err(m) => return Ok(data(empty(0, 0), Status::Running, m)),
         };
         let traces = Traces { entry: e, indexes };
         // A filtered table's lines are the matches, counted first.
@@ -618,7 +618,7 @@ impl Output for EventsTable {
                 Progress::Running(percent) => {
                     let low = index.unwrap_or(0) as u64;
                     let m = format!("Filtering: {percent}%");
-                    return Ok(data(empty(0, low), "RUNNING", m));
+                    return Ok(data(empty(0, low), Status::Running, m));
                 }
             }
         } else {
@@ -640,7 +640,7 @@ impl Output for EventsTable {
             };
             match found {
                 Some(m) => low = m,
-                None => return Ok(data(empty(size, low), "COMPLETED", "No match")),
+                None => return Ok(data(empty(size, low), Status::Completed, "No match")),
             }
         }
         let n = count.min(MAX_COUNT) as usize;
@@ -663,10 +663,8 @@ impl Output for EventsTable {
                 line
             })
             .collect();
-        Ok(data(
+        Ok(completed(
             json!({"columnIds": columns, "lowIndex": low, "size": size, "lines": lines}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 }

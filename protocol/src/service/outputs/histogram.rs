@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::service::index::TraceIndex;
 use crate::service::params::{self, Result};
 use crate::service::provider::{no_styles, Output, Query};
-use crate::service::reply::data;
+use crate::service::reply::{completed, data, Status};
 use crate::service::traces::Readiness;
 
 /// Trace Compass's id, so that clients special-casing it work.
@@ -45,9 +45,9 @@ impl Output for Histogram {
             );
         }
         let (status, message) = match e.readiness() {
-            Readiness::Ready(_) => ("COMPLETED", "Completed".to_string()),
-            Readiness::Running(m) => ("RUNNING", m),
-            Readiness::Failed(m) => ("FAILED", m),
+            Readiness::Ready(_) => (Status::Completed, "Completed".to_string()),
+            Readiness::Running(m) => (Status::Running, m),
+            Readiness::Failed(m) => (Status::Failed, m),
         };
         Ok(data(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
@@ -67,7 +67,7 @@ impl Output for Histogram {
             Err(message) => {
                 return Ok(data(
                     json!({"title": "Histogram", "series": []}),
-                    "RUNNING",
+                    Status::Running,
                     message,
                 ))
             }
@@ -107,10 +107,6 @@ impl Output for Histogram {
                 "yValuesDescription": {"label": "Events", "unit": "", "dataType": "NUMBER"},
             }));
         }
-        Ok(data(
-            json!({"title": "Histogram", "series": series}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"title": "Histogram", "series": series})))
     }
 }

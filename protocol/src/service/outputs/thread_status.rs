@@ -12,7 +12,7 @@ use crate::service::filters::StateFilter;
 use crate::service::index::{Row, TraceIndex};
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
-use crate::service::reply::{data, Reply};
+use crate::service::reply::{completed, data, Reply, Status};
 use sextant_engine::analysis::thread_table::Life;
 
 /// Trace Compass's id, so that clients special-casing it work.
@@ -63,11 +63,7 @@ impl Output for ThreadStatus {
     }
 
     fn style(&self, _: &Query<'_>) -> Result<Value> {
-        Ok(data(
-            json!({"styles": thread_state_style_map()}),
-            "COMPLETED",
-            "Completed",
-        ))
+        Ok(completed(json!({"styles": thread_state_style_map()})))
     }
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
@@ -85,7 +81,7 @@ impl Output for ThreadStatus {
             Err(message) => {
                 return Ok(data(
                     json!({"headers": headers, "entries": []}),
-                    "RUNNING",
+                    Status::Running,
                     message,
                 ))
             }
@@ -104,10 +100,8 @@ impl Output for ThreadStatus {
                 })
             })
             .collect();
-        Ok(data(
+        Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
-            "COMPLETED",
-            "Completed",
         ))
     }
 
@@ -118,7 +112,7 @@ impl Output for ThreadStatus {
         let filter = StateFilter::of(&p)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
-            Err(message) => return Ok(data(json!({"rows": []}), "RUNNING", message).into()),
+            Err(message) => return Ok(data(json!({"rows": []}), Status::Running, message).into()),
         };
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
@@ -141,7 +135,7 @@ impl Output for ThreadStatus {
                 }
             })
             .collect();
-        Reply::data(&DrawnRows { rows }, "COMPLETED", "Completed")
+        Reply::completed(&DrawnRows { rows })
     }
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
@@ -154,10 +148,10 @@ impl Output for ThreadStatus {
         let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
-            Err(message) => return Ok(data(json!({}), "RUNNING", message)),
+            Err(message) => return Ok(data(json!({}), Status::Running, message)),
         };
         let (Some(&t), Some(&id)) = (times.first(), items.first()) else {
-            return Ok(data(json!({}), "COMPLETED", "Completed"));
+            return Ok(completed(json!({})));
         };
         let Some(row) = row_by_id(&indexes, id) else {
             return Err(ServiceError::not_found(
@@ -176,6 +170,6 @@ impl Output for ThreadStatus {
                 json!((iv.end - iv.start).to_string()),
             );
         }
-        Ok(data(Value::Object(tip), "COMPLETED", "Completed"))
+        Ok(completed(Value::Object(tip)))
     }
 }
