@@ -43,7 +43,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 # One target directory for both crates: what they share is built once (the
-# engine twice: engine/fuzz turns on its `synth` feature).
+# engine twice: engine/fuzz turns on its `test-support` feature).
 export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$PWD/target/fuzz}
 
 passed=0

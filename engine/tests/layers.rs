@@ -183,5 +183,9 @@ fn no_source_file_is_over_800_lines() {
             (n > 800).then(|| format!("{}: {n} lines", f.display()))
         })
         .collect();
-    assert!(long.is_empty(), "source files over 800 lines:\n{}", long.join("\n"));
+    assert!(
+        long.is_empty(),
+        "source files over 800 lines:\n{}",
+        long.join("\n")
+    );
 }
