@@ -114,3 +114,70 @@ fn an_offset_set_on_purpose_is_recovered_within_a_microsecond() {
         );
     }
 }
+
+/// (host, tid, duration, start) of each execution of `analyze`'s JSON.
+fn executions(doc: &Value) -> Vec<(String, i64, i64, i64)> {
+    let mut v: Vec<_> = doc["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let n = |k: &str| e[k].as_i64().unwrap();
+            (
+                e["host"].as_str().unwrap().to_string(),
+                n("tid"),
+                n("duration"),
+                n("start"),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// After `sync`, `analyze` of the same folder puts VM1's executions on
+/// VM3's clock (starts moved by the stored correction), leaves VM3's and
+/// every duration as they were.
+#[test]
+fn analyze_uses_the_stored_timeline() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-analyze");
+    let cache = tmp.path().join("cache");
+    let cache = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    let trace = sync.to_str().unwrap();
+    let analyze = || {
+        run_json(&[
+            "analyze",
+            trace,
+            "--preset",
+            "running",
+            "--format",
+            "json",
+            "--cache-dir",
+            cache,
+        ])
+    };
+    let before = executions(&analyze());
+    let doc = run_json(&["sync", trace, "--format", "json", "--cache-dir", cache]);
+    let after = executions(&analyze());
+    assert_eq!(before.len(), after.len());
+    assert!(before.len() > 100, "{}", before.len());
+    let moved: Vec<_> = before
+        .iter()
+        .map(|(host, tid, d, start)| {
+            let start = if host == "VM1" {
+                on_reference(&doc, "VM1", *start)
+            } else {
+                *start
+            };
+            (host.clone(), *tid, *d, start)
+        })
+        .collect();
+    let mut moved = moved;
+    moved.sort();
+    assert_eq!(moved, after);
+    assert!(before != after, "VM1's times moved");
+}

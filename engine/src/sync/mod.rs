@@ -20,6 +20,7 @@ pub use correction::Correction;
 pub use hull::{Hull, Quality};
 pub use matching::{messages, Message, Packet};
 
+use crate::analysis::executions::Execution;
 use crate::event::ReadError;
 use crate::hosts::{self, HostPick};
 use crate::reader::{AnyReader, OpenOptions};
@@ -76,6 +77,17 @@ impl Synchronization {
             .iter()
             .find(|h| h.name == name)
             .and_then(|h| h.correction)
+    }
+}
+
+/// Puts an execution, and those nested in it, on the shared timeline: its
+/// start and end move by `c`; its durations (total, running, blocked...)
+/// were measured on its host's clock and stay so.
+pub fn retime(e: &mut Execution, c: &Correction) {
+    e.start = c.apply(e.start);
+    e.end = c.apply(e.end);
+    for n in &mut e.nested {
+        retime(n, c);
     }
 }
 
