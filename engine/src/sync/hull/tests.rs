@@ -19,12 +19,16 @@ fn close(got: (f64, f64), want: (f64, f64)) -> bool {
     (got.0 - want.0).abs() < 1e-12 && (got.1 - want.1).abs() < 1e-12
 }
 
+/// A message (from the reference?, sent, received), then the quality and
+/// (alpha, beta) expected after it.
+type Step = (bool, i64, i64, Quality, (f64, f64));
+
 // Trace Compass's SyncTest.testFullyIncremental: each message, then the
 // quality and (alpha, beta) it expects.
 #[test]
 fn trace_compass_fully_incremental_case() {
     use Quality::*;
-    let steps: [(bool, i64, i64, Quality, (f64, f64)); 10] = [
+    let steps: [Step; 10] = [
         (false, 1, 1, Incomplete, (1.0, 0.0)),
         (true, 1, 3, Incomplete, (1.0, 0.0)),
         (false, 2, 3, Approximate, (1.0, 0.5)),
