@@ -24,6 +24,9 @@ pub struct Host {
     pub name: String,
     /// Its CTF trace directories (the path itself for a file).
     pub traces: Vec<PathBuf>,
+    /// Its clock's UUID, when the metadata gives one: what Trace Compass
+    /// identifies a host by (and orders hosts by when synchronising).
+    pub boot: Option<String>,
 }
 
 /// Which of a path's hosts to read.
@@ -78,6 +81,7 @@ pub fn of(path: &Path) -> Result<Vec<Host>, CtfError> {
                 |n| n.to_string_lossy().into(),
             ),
             traces: vec![path.to_path_buf()],
+            boot: None,
         }]),
     }
 }
@@ -172,9 +176,10 @@ fn group(root: &Path, traces: &[CtfTrace]) -> Vec<Host> {
     };
     let mut named: Vec<Host> = groups
         .iter()
-        .map(|((host, _), dirs)| Host {
+        .map(|((host, boot), dirs)| Host {
             name: host.clone().unwrap_or_else(|| folder(dirs)),
             traces: dirs.clone(),
+            boot: boot.clone(),
         })
         .collect();
     // Two boots of one machine: told apart by boot, else by folder.

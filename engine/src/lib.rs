@@ -16,5 +16,6 @@ pub mod kernel;
 pub mod reader;
 pub mod run;
 pub mod store;
+pub mod sync;
 pub mod tracedat;
 pub mod value;

@@ -90,18 +90,27 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         jobs: req.jobs,
         ..OpenOptions::default()
     };
+    let places = (!req.no_store).then(|| req.store.places());
     let Found {
-        executions,
-        ran: Ran { summary, warnings },
-        hosts,
+        mut executions,
+        ran: Ran {
+            summary,
+            mut warnings,
+        },
+        mut hosts,
         ..
-    } = find_each(
-        &req.trace,
-        options,
-        &asked,
-        (!req.no_store).then(|| req.store.places()).as_ref(),
-        &req.host,
-    )?;
+    } = find_each(&req.trace, options, &asked, places.as_ref(), &req.host)?;
+    if let Some(places) = &places {
+        match hosts::on_shared_timeline(&req.trace, places, &mut executions, &mut hosts)? {
+            Some(Ok(note)) => {
+                // Their times are now comparable.
+                warnings.retain(|w| !w.starts_with(hosts::APART));
+                warnings.push(note);
+            }
+            Some(Err(why)) => warnings.push(why),
+            None => {}
+        }
+    }
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }

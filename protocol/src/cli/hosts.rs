@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
-use sextant_engine::analysis::executions::Execution;
+use sextant_engine::analysis::executions::{Execution, Executions};
 use sextant_engine::hosts::{self, HostPick};
 use sextant_engine::kernel::pass::PassSummary;
+use sextant_engine::store::{Places, TraceStore};
+use sextant_engine::sync;
 
 #[derive(clap::Args)]
 pub struct HostArg {
@@ -90,6 +92,9 @@ pub fn summed(parts: &[PassSummary]) -> PassSummary {
     }
 }
 
+/// How [`apart`]'s warning starts (dropped once the hosts are synchronised).
+pub const APART: &str = "the hosts' traces do not overlap in time";
+
 /// A warning when some hosts' traces do not overlap in time: their clocks
 /// were likely not synchronised, and comparing times across them means
 /// nothing. `None` when every pair overlaps.
@@ -109,9 +114,62 @@ pub fn apart(names: &[String], parts: &[PassSummary]) -> Option<String> {
             .map(|(n, f, l)| format!("{n} from {f} to {l} ns"))
             .collect();
         format!(
-            "the hosts' traces do not overlap in time ({}): their clocks are likely not \
+            "{APART} ({}): their clocks are likely not \
              synchronised, so times are not comparable across hosts",
             list.join("; ")
         )
     })
+}
+
+/// Puts the executions of several hosts on the timeline `sextant sync`
+/// stored for `trace`, if it did: each execution's start and end move by
+/// its host's correction (durations stay in the host's clock), and every
+/// host's times in tables count from one origin. Returns a note saying so
+/// (`Ok`), or why the stored synchronisation was not used (`Err`).
+pub fn on_shared_timeline(
+    trace: &Path,
+    places: &Places,
+    executions: &mut Executions,
+    hosts: &mut HostsOf,
+) -> anyhow::Result<Option<Result<String, String>>> {
+    if hosts.names.len() < 2 {
+        return Ok(None);
+    }
+    let store = TraceStore::open(places, trace)?;
+    let stored = match sync::stored::load(&store) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            return Ok(Some(Err(format!(
+                "the stored synchronisation is not used: {e}"
+            ))))
+        }
+    };
+    let mut corrections = Vec::new();
+    for name in &hosts.names {
+        match stored.correction_of(name) {
+            Some(c) => corrections.push(c),
+            None => {
+                return Ok(Some(Err(format!(
+                    "host {name} is not on the timeline `sextant sync` stored (no usable packet exchange links it): times are each host's own"
+                ))))
+            }
+        }
+    }
+    for e in &mut executions.executions {
+        sync::retime(e, &corrections[hosts.of[e.index]]);
+    }
+    let origin = hosts
+        .origins
+        .iter()
+        .zip(&corrections)
+        .filter_map(|(o, c)| o.map(|t| c.apply(t)))
+        .min();
+    hosts.origins = vec![origin; hosts.names.len()];
+    let reference = stored
+        .reference
+        .map_or("?", |r| stored.hosts[r].name.as_str());
+    Ok(Some(Ok(format!(
+        "times of every host are on {reference}'s clock, as `sextant sync` found it; durations stay in each host's own clock"
+    ))))
 }

@@ -12,6 +12,7 @@ mod placement;
 mod progress;
 mod serve;
 mod store;
+mod sync;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -70,6 +71,10 @@ enum Command {
     Store(store::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
+    /// Put several hosts' traces on one timeline from the TCP packets they
+    /// exchanged: each host pair's clock correction and its quality, kept
+    /// for `analyze`.
+    Sync(sync::Request),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -119,6 +124,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
         Command::Store(req) => store::run(req),
+        Command::Sync(req) => sync::run(req),
     }
 }
 

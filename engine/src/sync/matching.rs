@@ -1,0 +1,189 @@
+//! Pairing each packet a host sent with its reception on another host, as
+//! Trace Compass's event matching does, so that both feed the same
+//! messages to the hull: packets are taken in time order across hosts, a
+//! TCP segment is known by its (sequence, acknowledgement, flags), a
+//! reception is paired with a pending emission of the same key (and the
+//! other way round: clocks may put a reception first), and pending packets
+//! older than the latest pairing with every other host are dropped.
+
+use std::collections::HashMap;
+
+/// What identifies a TCP segment on both ends.
+pub type Key = (u64, u64, u64);
+
+/// One network event of a host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    /// Nanoseconds, in the host's own clock.
+    pub ts: i64,
+    pub sent: bool,
+    pub key: Key,
+}
+
+/// A packet seen leaving one host and arriving at another (or the same:
+/// loopback traffic is matched, and not used to synchronise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message {
+    pub sender: usize,
+    pub sent: i64,
+    pub receiver: usize,
+    pub received: i64,
+}
+
+/// The messages among the hosts' packets (each host's in time order), in
+/// the order they are found.
+pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
+    let mut order: Vec<(i64, usize, usize)> = hosts
+        .iter()
+        .enumerate()
+        .flat_map(|(h, ps)| ps.iter().enumerate().map(move |(i, p)| (p.ts, h, i)))
+        .collect();
+    order.sort_unstable();
+    let mut m = Matcher::new(hosts.len());
+    for (_, h, i) in order {
+        m.take(h, hosts[h][i]);
+    }
+    m.found
+}
+
+struct Matcher {
+    /// Per host: emissions waiting for their reception, by key.
+    out: Vec<HashMap<Key, i64>>,
+    /// Per host: receptions waiting for their emission.
+    into: Vec<HashMap<Key, i64>>,
+    /// The latest message from each sender to each receiver.
+    last: HashMap<(usize, usize), Message>,
+    found: Vec<Message>,
+}
+
+impl Matcher {
+    fn new(hosts: usize) -> Matcher {
+        Matcher {
+            out: vec![HashMap::new(); hosts],
+            into: vec![HashMap::new(); hosts],
+            last: HashMap::new(),
+            found: Vec::new(),
+        }
+    }
+
+    fn take(&mut self, host: usize, p: Packet) {
+        let mut message = None;
+        if p.sent {
+            for (other, pending) in self.into.iter_mut().enumerate() {
+                // A host's own reception of its own emission is loopback
+                // traffic seen twice: left for a remote emission.
+                if other == host {
+                    continue;
+                }
+                if let Some(received) = pending.remove(&p.key) {
+                    message = Some(Message {
+                        sender: host,
+                        sent: p.ts,
+                        receiver: other,
+                        received,
+                    });
+                }
+            }
+        } else {
+            for (other, pending) in self.out.iter_mut().enumerate() {
+                if let Some(sent) = pending.remove(&p.key) {
+                    message = Some(Message {
+                        sender: other,
+                        sent,
+                        receiver: host,
+                        received: p.ts,
+                    });
+                }
+            }
+        }
+        match message {
+            Some(m) => self.found(m),
+            None => {
+                let table = if p.sent {
+                    &mut self.out
+                } else {
+                    &mut self.into
+                };
+                table[host].entry(p.key).or_insert(p.ts);
+            }
+        }
+    }
+
+    fn found(&mut self, m: Message) {
+        self.found.push(m);
+        self.last.insert((m.sender, m.receiver), m);
+        let hosts = self.out.len();
+        // Once a host has exchanged with every other, what it sent (or
+        // received) before the oldest of those latest exchanges would have
+        // been paired already: it never will be.
+        let oldest = |pick: &dyn Fn(&Message) -> Option<(usize, i64)>, me: usize| {
+            let mine: Vec<(usize, i64)> = self.last.values().filter_map(pick).collect();
+            let others = mine.iter().filter(|(o, _)| *o != me).count();
+            (others + 1 == hosts)
+                .then(|| mine.iter().map(|(_, t)| *t).min())
+                .flatten()
+        };
+        let sender = m.sender;
+        if let Some(t) = oldest(
+            &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
+            sender,
+        ) {
+            self.out[sender].retain(|_, ts| *ts >= t);
+        }
+        let receiver = m.receiver;
+        if let Some(t) = oldest(
+            &|x| (x.receiver == receiver).then_some((x.sender, x.received)),
+            receiver,
+        ) {
+            self.into[receiver].retain(|_, ts| *ts >= t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(ts: i64, sent: bool, seq: u64) -> Packet {
+        Packet {
+            ts,
+            sent,
+            key: (seq, 0, 0x18),
+        }
+    }
+
+    #[test]
+    fn receptions_pair_with_emissions_either_way_round() {
+        // Host 1's clock is behind: its reception of 7 comes "before" the
+        // emission.
+        let a = vec![p(100, true, 7), p(300, false, 8)];
+        let b = vec![p(50, false, 7), p(250, true, 8), p(400, true, 9)];
+        let found = messages(&[a, b]);
+        assert_eq!(
+            found,
+            [
+                Message {
+                    sender: 0,
+                    sent: 100,
+                    receiver: 1,
+                    received: 50
+                },
+                Message {
+                    sender: 1,
+                    sent: 250,
+                    receiver: 0,
+                    received: 300
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn loopback_is_not_taken_for_a_remote_emission() {
+        let a = vec![p(10, false, 5), p(20, true, 5)];
+        let b = vec![p(30, false, 5)];
+        let found = messages(&[a, b]);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].sender, found[0].receiver), (0, 1));
+    }
+}

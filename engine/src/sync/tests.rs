@@ -1,0 +1,57 @@
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn shared(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces/ctf")
+        .join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent", p.display());
+        None
+    }
+}
+
+/// Trace Compass's ExperimentSyncTest.testExperimentSync on the same
+/// traces: VM3 (scp_dest) is the reference, and VM1's (scp_src) times go
+/// onto it by `slope = 0.9999413783703139011056845831168394, offset =
+/// 79796507913179.33347660124688298171`; MatchAndSyncTest finds 46
+/// matched packets.
+#[test]
+fn synctraces_match_trace_compass() {
+    let Some(sync) = shared("synctraces") else {
+        return;
+    };
+    let s = synchronize(&[sync]).unwrap();
+    let names: Vec<&str> = s.hosts.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, ["VM3", "VM1"]);
+    assert_eq!(s.reference, Some(0), "VM3's clock UUID is the smaller");
+    assert_eq!(s.pairs.len(), 1);
+    let pair = &s.pairs[0];
+    assert_eq!(pair.messages + s.local_messages, 46);
+    assert_eq!((pair.reference, pair.other), (0, 1));
+    assert_eq!(pair.quality, Quality::Accurate);
+    assert_eq!(s.hosts[0].correction, Some(Correction::IDENTITY));
+    let vm1 = s.hosts[1].correction.unwrap();
+    // slope − 1, written out: 0.99994… as an f64 would lose the digits
+    // that matter at 10¹⁸ ns.
+    let want_drift = -5.862_162_968_609_89e-5;
+    assert!(
+        (vm1.drift - want_drift).abs() < 1e-18,
+        "slope − 1 = {}, Trace Compass has {want_drift}",
+        vm1.drift
+    );
+    // Compared where it is used: on VM1's times, to the nanosecond. Trace
+    // Compass moves t by (slope − 1)·t + offset.
+    let offset = 79_796_507_913_179.33;
+    for t in [1_361_214_076_535_112_167i64, 1_361_214_090_000_000_000] {
+        let want = want_drift * t as f64 + offset;
+        let got = (vm1.apply(t) - t) as f64;
+        assert!(
+            (got - want).abs() <= 1.0,
+            "VM1 time {t} moves by {got} ns, by {want} in Trace Compass"
+        );
+    }
+}
