@@ -34,6 +34,8 @@ const LAYERS: &[(&str, u8)] = &[
     // What is kept and handed to other tools.
     ("export", 5),
     ("store", 5),
+    // Several hosts on one timeline: packets read, corrections kept.
+    ("sync", 6),
 ];
 
 fn layer(module: &str) -> Option<u8> {
