@@ -1,5 +1,7 @@
 //! The executions table: one row per execution of a model, the columns of
-//! `sextant analyze` (times in ns).
+//! `sextant analyze` (times in ns). `table` builds what both `analyze
+//! --format csv` and `export` write, so that the two agree byte for byte;
+//! the store keeps `schema`'s columns (`columns`, `rows`).
 
 use std::sync::Arc;
 
@@ -41,10 +43,29 @@ pub fn schema(model: &str) -> SchemaRef {
     Arc::new(Schema::new_with_metadata(fields, metadata))
 }
 
-/// Every execution, in start order.
-pub fn batch(executions: &Executions) -> Result<RecordBatch, ArrowError> {
-    let rows: Vec<&Execution> = executions.executions.iter().collect();
-    RecordBatch::try_new(schema(&executions.name), columns(&rows))
+/// The table people are given: `rows` in the order asked, with a `host`
+/// column last when the trace has several hosts (`hosts`, one per row).
+pub fn table(
+    executions: &Executions,
+    rows: &[&Execution],
+    hosts: Option<&[&str]>,
+) -> Result<RecordBatch, ArrowError> {
+    let core = schema(&executions.name);
+    let mut fields: Vec<Field> = core.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut values = columns(rows);
+    if let Some(hosts) = hosts {
+        fields.push(Field::new("host", DataType::Utf8, false));
+        values.push(Arc::new(StringArray::from(hosts.to_vec())));
+    }
+    let schema = Schema::new_with_metadata(fields, core.metadata().clone());
+    RecordBatch::try_new(Arc::new(schema), values)
+}
+
+/// A list of CPUs as every table spells it: `[0, 1]`, as CSV writes the
+/// `cpus` list column (and as JSON reads it).
+pub fn cpu_list(cpus: &[u32]) -> String {
+    let items: Vec<String> = cpus.iter().map(u32::to_string).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// `schema`'s columns of `rows`.
@@ -128,4 +149,67 @@ pub fn rows(batch: &RecordBatch) -> Result<Vec<Execution>, String> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn execution(index: usize, cpus: Vec<u32>) -> Execution {
+        Execution {
+            index,
+            start: 10,
+            end: 20,
+            duration: 10,
+            running: 10,
+            preempted: 0,
+            blocked: 0,
+            waiting: 0,
+            start_tid: 7,
+            end_tid: 7,
+            start_comm: "a, \"b\"".to_string(),
+            end_comm: "a".to_string(),
+            tid: 7,
+            cpus,
+            prio: None,
+            deadline_miss: Some(false),
+            nested: Vec::new(),
+            btf: None,
+        }
+    }
+
+    /// The human table's spelling is the CSV's: the cell arrow's CSV writer
+    /// gives the list column, unquoted.
+    #[test]
+    fn cpu_list_is_the_csv_spelling() {
+        let list = Executions {
+            name: "m".to_string(),
+            executions: vec![
+                execution(0, vec![0, 3]),
+                execution(1, vec![]),
+                execution(2, vec![5]),
+            ],
+            incomplete: 0,
+            deadline: None,
+        };
+        let rows: Vec<&Execution> = list.executions.iter().collect();
+        let batch = table(&list, &rows, Some(&["h1", "h2", "h1"])).unwrap();
+        let mut out = Vec::new();
+        super::super::write_csv(&mut out, &batch).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].ends_with(",cpus,prio,deadline_miss,host"),
+            "{text}"
+        );
+        for (line, e) in lines[1..].iter().zip(&list.executions) {
+            let cell = format!("\"{}\"", cpu_list(&e.cpus));
+            let cell = if e.cpus.len() > 1 {
+                cell
+            } else {
+                cpu_list(&e.cpus)
+            };
+            assert!(line.contains(&format!(",{cell},,false,")), "{line}");
+        }
+    }
 }

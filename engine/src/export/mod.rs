@@ -8,7 +8,7 @@ pub mod executions;
 pub mod states;
 mod table;
 
-pub use table::{Format, TableFile};
+pub use table::{write_csv, Format, TableFile};
 
 use crate::run::RunError;
 

@@ -143,6 +143,12 @@ fn temporary_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
+/// `batch` as CSV with a header line, as `TableFile` writes a CSV file:
+/// what `analyze --format csv` prints is what `export` writes.
+pub fn write_csv(out: &mut impl Write, batch: &RecordBatch) -> Result<(), ArrowError> {
+    arrow_csv::Writer::new(out).write(&text_columns(batch)?)
+}
+
 /// The batch with each nested column (a list) as text, which CSV can hold.
 fn text_columns(batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
     if !batch.columns().iter().any(|c| c.data_type().is_nested()) {

@@ -11,6 +11,7 @@ use sextant_engine::analysis::model::request::{self, Request as Asked};
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::duration::human;
+use sextant_engine::export;
 use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
@@ -53,9 +54,6 @@ pub struct Request {
     pub format: Option<AnalyzeFormat>,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Neither read the executions from the trace's store nor store them.
-    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
-    pub no_store: bool,
 }
 
 /// What to find: a model or a preset with its threads. `explain` takes the
@@ -90,7 +88,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         jobs: req.jobs,
         ..OpenOptions::default()
     };
-    let places = (!req.no_store).then(|| req.store.places());
+    let places = req.store.places();
     let Found {
         mut executions,
         ran: Ran {
@@ -384,6 +382,8 @@ fn write_json(
     Ok(())
 }
 
+/// The executions as `export --format csv` writes them (one writer for
+/// both), with a `host` column last when the trace has several hosts.
 fn write_csv(
     out: &mut impl Write,
     executions: &Executions,
@@ -391,53 +391,15 @@ fn write_csv(
     sort: SortKey,
     top: Option<usize>,
 ) -> anyhow::Result<()> {
-    // The host column only when there are several: a single host's CSV
-    // keeps the 16 columns `export` also writes.
-    let several = hosts.names.len() > 1;
-    writeln!(
-        out,
-        "index,start,end,duration,running,preempted,blocked,waiting,tid,start_tid,end_tid,start_comm,end_comm,cpus,prio,deadline_miss{}",
-        if several { ",host" } else { "" }
-    )?;
-    for e in chosen(executions, sort, top) {
-        write!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            e.index,
-            e.start,
-            e.end,
-            e.duration,
-            e.running,
-            e.preempted,
-            e.blocked,
-            e.waiting,
-            e.tid,
-            e.start_tid,
-            e.end_tid,
-            csv_field(&e.start_comm),
-            csv_field(&e.end_comm),
-            e.cpus
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(" "),
-            e.prio.map(|p| p.to_string()).unwrap_or_default(),
-            e.deadline_miss.map(|m| m.to_string()).unwrap_or_default(),
-        )?;
-        match hosts.of(e) {
-            Some(h) => writeln!(out, ",{}", csv_field(h))?,
-            None => writeln!(out)?,
-        }
-    }
-    Ok(())
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    let rows = chosen(executions, sort, top);
+    let names: Option<Vec<&str>> = (hosts.names.len() > 1).then(|| {
+        rows.iter()
+            .map(|e| hosts.of(e).unwrap_or_default())
+            .collect()
+    });
+    let batch = export::executions::table(executions, &rows, names.as_deref())
+        .context("building the table")?;
+    export::write_csv(out, &batch).context("writing CSV")
 }
 
 /// Nested executions listed under each row of the table.
@@ -473,9 +435,15 @@ fn write_table(
         Some(w) if hosts.names.len() > 1 => format!("{:<w$}  ", h.unwrap_or_default()),
         _ => String::new(),
     };
+    // The CPU lists as wide as the longest shown.
+    let cw = rows
+        .iter()
+        .flat_map(|e| std::iter::once(*e).chain(e.nested.iter().take(NESTED_SHOWN)))
+        .map(|x| export::executions::cpu_list(&x.cpus).len())
+        .fold("cpus".len(), usize::max);
     writeln!(
         out,
-        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5}",
+        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$} {:>5}",
         "rank",
         "index",
         "start (s)",
@@ -495,7 +463,7 @@ fn write_table(
         let row = |out: &mut dyn Write, rank: String, index: String, x: &Execution| {
             writeln!(
                 out,
-                "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>5} {:>5} {}",
+                "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$} {:>5} {}",
                 rank,
                 index,
                 (x.start - origin) as f64 / 1e9,
@@ -507,11 +475,7 @@ fn write_table(
                 host(hosts.of(e)),
                 x.tid,
                 x.end_comm,
-                x.cpus
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
+                export::executions::cpu_list(&x.cpus),
                 x.prio.map(|p| p.to_string()).unwrap_or_default(),
                 if x.deadline_miss == Some(true) {
                     "MISS"

@@ -95,11 +95,6 @@ pub struct Request {
     /// maximal pattern with --all).
     #[arg(long, default_value_t = 1, requires = "emit_model")]
     pub rank: usize,
-    /// Neither read the chosen threads' events from the trace's store nor
-    /// keep them there (by default a second run with the same threads,
-    /// --max-events and --lenient mines them again without reading the trace).
-    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
-    pub no_store: bool,
     #[command(flatten)]
     pub store: StoreArgs,
 }
@@ -195,10 +190,9 @@ fn collect(
     let key = Key::new(filter, req.max_events, req.lenient);
     let host = req.host.pick(&req.trace)?;
     // The store is kept per trace folder: one host of several is not kept.
-    let store = if req.no_store || host != HostPick::Sole {
-        None
-    } else {
-        TraceStore::open(&req.store.places(), &req.trace).ok()
+    let store = match req.store.places() {
+        Some(places) if host == HostPick::Sole => TraceStore::open(&places, &req.trace).ok(),
+        _ => None,
     };
     if let Some(store) = &store {
         match sequences::load(store, &key) {

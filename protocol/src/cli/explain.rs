@@ -67,9 +67,6 @@ pub struct Request {
     pub format: Option<ExplainFormat>,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Neither read the executions from the trace's store nor store them.
-    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
-    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -91,7 +88,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         &req.trace,
         options,
         &asked,
-        (!req.no_store).then(|| req.store.places()).as_ref(),
+        req.store.places().as_ref(),
         &req.host,
     )?;
     if let Some(facts) = &facts {

@@ -44,10 +44,6 @@ pub struct Request {
     /// With --model or --preset: where the executions are stored.
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Neither read a model's executions from the trace's store nor store
-    /// them.
-    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
-    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -87,11 +83,14 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                 &req.trace,
                 options,
                 &asked,
-                (!req.no_store && options.host == HostPick::Sole)
-                    .then(|| req.store.places())
+                req.store
+                    .places()
+                    .filter(|_| options.host == HostPick::Sole)
                     .as_ref(),
             )?;
-        let batch = export::executions::batch(&executions).context("building the table")?;
+        let rows: Vec<_> = executions.executions.iter().collect();
+        let batch =
+            export::executions::table(&executions, &rows, None).context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;
         file.write(&batch)?;
         file.finish()?;

@@ -32,14 +32,24 @@ pub struct StoreArgs {
     /// ~/.cache/sextant).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Neither read what an earlier run stored for the trace nor store
+    /// anything: the trace is read, every time (a model's executions,
+    /// discover's event sequences, the server's indexes).
+    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
+    pub no_store: bool,
 }
 
 impl StoreArgs {
-    pub fn places(&self) -> Places {
+    /// Where to store, `None` with `--no-store`: the one reading of these
+    /// options every command makes.
+    pub fn places(&self) -> Option<Places> {
+        if self.no_store {
+            return None;
+        }
         let placement = match self.placement {
             Where::Cache => Placement::Cache,
             Where::Beside => Placement::Beside,
         };
-        Places::new(self.cache_dir.clone(), placement)
+        Some(Places::new(self.cache_dir.clone(), placement))
     }
 }

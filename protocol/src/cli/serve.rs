@@ -49,10 +49,6 @@ pub struct Request {
     /// Where each trace's index and posted models' executions are stored.
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Neither read nor write stores: index every trace opened, find a
-    /// model's executions again each time it is posted.
-    #[arg(long, conflicts_with_all = ["placement", "cache_dir"])]
-    pub no_store: bool,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -63,7 +59,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
                 .with_context(|| format!("--allow-root {}", r.display()))?,
         );
     }
-    let store = (!req.no_store).then(|| req.store.places());
+    let store = req.store.places();
     servers::run(Settings {
         port: req.port,
         stdio: req.stdio,

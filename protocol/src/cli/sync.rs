@@ -22,9 +22,6 @@ pub struct Request {
     pub format: Format,
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Do not keep the result in the traces' stores.
-    #[arg(long)]
-    pub no_store: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -38,8 +35,7 @@ pub enum Format {
 pub fn run(req: Request) -> anyhow::Result<()> {
     let result = sync::synchronize(&req.traces)?;
     let mut stored = Vec::new();
-    if !req.no_store {
-        let places = req.store.places();
+    if let Some(places) = req.store.places() {
         for trace in &req.traces {
             let store = TraceStore::open(&places, trace)
                 .with_context(|| format!("reading {}", trace.display()))?;
