@@ -118,9 +118,9 @@ pub(super) fn unit_dirs(store: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// Removes the temporary and moved-aside units of writers that were
-/// interrupted (their process is gone).
-fn leftovers(store: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// Removes the temporary and moved-aside units and the scratch directories
+/// of writers that were interrupted (their process is gone).
+pub(super) fn leftovers(store: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(store) else {
         return Ok(removed);
