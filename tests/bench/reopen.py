@@ -3,7 +3,7 @@
 the trace in one pass and stores the index (Arrow files; asked beside the
 trace, NAME.sextant/, so that the script finds it); a reopen, by a new server process, reads the stored index.
 
-  tests/bench/reopen.py [TRACE] [--runs N]
+  tests/bench/reopen.py [TRACE] [--runs N] [--before BIN]
 
 Default trace: the large perf recording of tests/bench/record-large.sh
 (/tmp/sextant-large-ctf). Each run starts a server, opens the trace, waits
@@ -17,6 +17,10 @@ the heap, as opposed to mapped file pages the kernel can drop) and its peak
 stored index removed before each first-open run). Goals (issue 13): reopen
 >= 20x faster; resident memory after drawing flat with the trace's size
 (give several traces of different sizes: one line each).
+
+--before BIN: an earlier sextant binary whose first open is measured too, in
+the same runs, and printed beside (issue 32: the first open's peak, which
+the index pass's spilling bounds; goal < 250 MB whatever the trace's size).
 
 A trace of 32 M events (39 M state intervals), recorded as root:
 
@@ -62,9 +66,9 @@ def memory_mb(pid):
     return tuple(found.get(k, float("nan")) for k in ("VmRSS", "RssAnon", "VmHWM"))
 
 
-def one_run(trace):
+def one_run(trace, binary=SEXTANT):
     p = subprocess.Popen(
-        [SEXTANT, "serve", "--port", "0", "--store", "beside", "--allow-root", os.path.dirname(trace)],
+        [binary, "serve", "--port", "0", "--store", "beside", "--allow-root", os.path.dirname(trace)],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         line = p.stderr.readline()
@@ -97,40 +101,56 @@ def one_run(trace):
         p.wait()
 
 
-def bench(trace, runs):
+def bench(trace, runs, before):
     store = trace + ".sextant"
     if not os.access(os.path.dirname(trace), os.W_OK):
         sys.exit(f"{os.path.dirname(trace)} is not writable: the index would go to the cache directory")
     results = {"first open": [], "reopen": []}
+    if before:
+        results["first open, before"] = []
     for _ in range(runs):
+        if before:
+            shutil.rmtree(os.path.join(store, "index"), ignore_errors=True)
+            results["first open, before"].append(one_run(trace, before))
         shutil.rmtree(os.path.join(store, "index"), ignore_errors=True)
         results["first open"].append(one_run(trace))
         results["reopen"].append(one_run(trace))
+    left = [n for n in os.listdir(store) if ".spill-" in n]
+    if left:
+        print(f"  scratch left in {store}: {left}")
     events, threads = results["reopen"][0][3], results["reopen"][0][4]
     print(f"trace {trace}: {events} events, {threads} threads; best of {runs} runs each, "
           f"load average {os.getloadavg()[0]:.1f}")
-    best = {}
+    best, peaks = {}, {}
     for kind, rs in results.items():
         wall = min(r[0] for r in rs)
         cpu = min(r[1] for r in rs)
         rss, anon, peak = (min(r[2][k] for r in rs) for k in range(3))
         best[kind] = (wall, cpu)
-        print(f"  {kind:<10}  wall {wall * 1000:9.1f} ms  cpu {cpu * 1000:9.1f} ms  "
+        peaks[kind] = peak
+        print(f"  {kind:<18}  wall {wall * 1000:9.1f} ms  cpu {cpu * 1000:9.1f} ms  "
               f"after drawing: RSS {rss:7.1f} MB (heap {anon:7.1f} MB)  peak {peak:7.1f} MB")
     (fw, fc), (rw, rc) = best["first open"], best["reopen"]
     print(f"  reopen is {fw / rw:.1f}x faster (wall), {fc / rc:.1f}x less CPU (goal: 20x)")
+    line = f"  first open's peak {peaks['first open']:.0f} MB (goal < 250 MB)"
+    if before:
+        (bw, bc) = best["first open, before"]
+        line += (f"; before: {peaks['first open, before']:.0f} MB; "
+                 f"first open takes {fw / bw:.2f}x the wall time, {fc / bc:.2f}x the CPU of before")
+    print(line)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("traces", nargs="*", default=["/tmp/sextant-large-ctf"])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--before", help="an earlier sextant binary: its first open printed beside")
     args = ap.parse_args()
     for t in args.traces:
         trace = os.path.abspath(t).rstrip("/")
         if not os.path.exists(trace):
             sys.exit(f"{trace} is missing: record it with sudo tests/bench/record-large.sh")
-        bench(trace, args.runs)
+        bench(trace, args.runs, args.before)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ pub mod executions;
 pub mod explain;
 pub mod facilities;
 pub mod model;
+pub mod spill;
 pub mod states;
 pub mod stats;
 pub mod thread_table;

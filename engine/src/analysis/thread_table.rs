@@ -130,39 +130,82 @@ fn ranges_above(below: &[Range<usize>]) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// The summary levels of `lives`' intervals.
+/// Level 1 built from each life's intervals in turn (the table's order):
+/// one entry per `FANOUT` intervals of a life, the last one shorter.
+#[derive(Default)]
+pub struct LevelOne {
+    start: Vec<i64>,
+    end: Vec<i64>,
+    time: [Vec<i64>; COUNTED],
+    /// Intervals of the current life so far.
+    in_life: usize,
+}
+
+impl LevelOne {
+    /// The next life's intervals follow.
+    pub fn next_life(&mut self) {
+        self.in_life = 0;
+    }
+
+    /// The current life's next interval.
+    pub fn push(&mut self, start: i64, end: i64, code: u8) {
+        if self.in_life.is_multiple_of(FANOUT) {
+            self.start.push(start);
+            self.end.push(end);
+            for t in &mut self.time {
+                t.push(0);
+            }
+        }
+        *self.end.last_mut().expect("an entry") = end;
+        let code = usize::from(code);
+        if code < COUNTED {
+            *self.time[code].last_mut().expect("an entry") += end - start;
+        }
+        self.in_life += 1;
+    }
+
+    fn finish(self) -> Level {
+        Level {
+            start: self.start.into(),
+            end: self.end.into(),
+            time: self.time.map(Int64Array::from),
+        }
+    }
+}
+
+/// The summary levels of `lives`' intervals in memory.
 fn build_levels(lives: &[Life], c: &IntervalColumns) -> Vec<Level> {
-    let mut levels: Vec<Level> = Vec::new();
+    let mut one = LevelOne::default();
+    for l in lives {
+        one.next_life();
+        for i in l.span.clone() {
+            one.push(c.start.value(i), c.end.value(i), c.state.value(i));
+        }
+    }
+    levels_from(lives, one)
+}
+
+/// The summary levels of `lives` from their level 1: none when no life has
+/// more than `FANOUT` intervals, else level 1 and those built above it.
+fn levels_from(lives: &[Life], one: LevelOne) -> Vec<Level> {
     let mut below: Vec<Range<usize>> = lives.iter().map(|l| l.span.clone()).collect();
+    if !below.iter().any(|r| r.len() > FANOUT) {
+        return Vec::new();
+    }
+    let mut levels = vec![one.finish()];
+    below = ranges_above(&below);
     while below.iter().any(|r| r.len() > FANOUT) {
         let n = ranges_above(&below).last().map_or(0, |r| r.end);
         let (mut start, mut end) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut time: [Vec<i64>; COUNTED] = std::array::from_fn(|_| Vec::with_capacity(n));
+        let l = levels.last().expect("level 1");
         for r in &below {
             for first in r.clone().step_by(FANOUT) {
                 let last = (first + FANOUT).min(r.end) - 1;
-                let mut t = [0i64; COUNTED];
-                match levels.last() {
-                    None => {
-                        start.push(c.start.value(first));
-                        end.push(c.end.value(last));
-                        for i in first..=last {
-                            let code = usize::from(c.state.value(i));
-                            if code < COUNTED {
-                                t[code] += c.end.value(i) - c.start.value(i);
-                            }
-                        }
-                    }
-                    Some(l) => {
-                        start.push(l.start.value(first));
-                        end.push(l.end.value(last));
-                        for (k, tk) in t.iter_mut().enumerate() {
-                            *tk = l.time[k].values()[first..=last].iter().sum();
-                        }
-                    }
-                }
-                for (k, tk) in t.into_iter().enumerate() {
-                    time[k].push(tk);
+                start.push(l.start.value(first));
+                end.push(l.end.value(last));
+                for (k, tk) in time.iter_mut().enumerate() {
+                    tk.push(l.time[k].values()[first..=last].iter().sum());
                 }
             }
         }
@@ -211,6 +254,18 @@ impl ThreadTable {
         };
         let levels = build_levels(&lives, &intervals);
         ThreadTable::new(lives, intervals, levels).expect("levels built for these lives")
+    }
+
+    /// The table of `lives` and `intervals` whose level 1 was built as the
+    /// intervals were written (`LevelOne`), so that building the levels
+    /// reads no interval (they may be a file's pages not read in yet).
+    pub fn with_level_one(
+        lives: Vec<Life>,
+        intervals: IntervalColumns,
+        one: LevelOne,
+    ) -> Result<ThreadTable, String> {
+        let levels = levels_from(&lives, one);
+        ThreadTable::new(lives, intervals, levels)
     }
 
     /// The table of `lives`, `intervals` and their summary `levels` (as

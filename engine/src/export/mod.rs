@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod executions;
+mod shedding;
 pub mod states;
 mod table;
 

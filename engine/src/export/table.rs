@@ -11,6 +11,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
+use super::shedding::Shedding;
 use super::ExportError;
 
 /// A file format for tables.
@@ -37,7 +38,7 @@ impl std::str::FromStr for Format {
 }
 
 enum Writer {
-    Arrow(arrow_ipc::writer::FileWriter<BufWriter<File>>),
+    Arrow(arrow_ipc::writer::FileWriter<BufWriter<Shedding>>),
     Parquet(parquet::arrow::ArrowWriter<File>),
     Csv(arrow_csv::Writer<BufWriter<File>>),
 }
@@ -53,6 +54,18 @@ pub struct TableFile {
 impl TableFile {
     /// Starts a table of `schema` that `finish` puts at `path`.
     pub fn create(path: &Path, format: Format, schema: SchemaRef) -> Result<Self, ExportError> {
+        Self::create_shedding(path, format, schema, Vec::new())
+    }
+
+    /// A table as `create`'s, whose Arrow writer gives back the pages of
+    /// `maps` (mapped files its batches' arrays are slices of) once it has
+    /// written them.
+    pub fn create_shedding(
+        path: &Path,
+        format: Format,
+        schema: SchemaRef,
+        maps: Vec<Arc<memmap2::Mmap>>,
+    ) -> Result<Self, ExportError> {
         let temporary = temporary_name(path);
         let file = File::create(&temporary).map_err(|source| ExportError::Io {
             path: temporary.display().to_string(),
@@ -64,9 +77,12 @@ impl TableFile {
             temporary,
         };
         let writer = match format {
-            Format::Arrow => arrow_ipc::writer::FileWriter::try_new(BufWriter::new(file), &schema)
-                .map(Writer::Arrow)
-                .map_err(|e| arrow_error(path, e))?,
+            Format::Arrow => {
+                let out = BufWriter::new(Shedding { file, maps });
+                arrow_ipc::writer::FileWriter::try_new(out, &schema)
+                    .map(Writer::Arrow)
+                    .map_err(|e| arrow_error(path, e))?
+            }
             Format::Parquet => parquet::arrow::ArrowWriter::try_new(file, schema, None)
                 .map(Writer::Parquet)
                 .map_err(|e| parquet_error(path, e))?,

@@ -14,6 +14,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
+use super::scratch::Mappings;
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
 use crate::analysis::thread_table::{IntervalColumns, Level, Life, ThreadTable, COUNTED};
@@ -135,31 +136,47 @@ fn histogram_schema() -> SchemaRef {
 impl IndexTables {
     /// Writes the index into the trace's store; returns its directory.
     pub fn save(&self, store: &TraceStore) -> Result<PathBuf, ExportError> {
+        self.save_shedding(store, Mappings::default())
+    }
+
+    /// As `save`, for an index whose interval columns are the mapped files
+    /// `maps` (`scratch::spilled_table`): their pages are given back as
+    /// they are written, so that writing does not make them resident.
+    pub fn save_shedding(
+        &self,
+        store: &TraceStore,
+        maps: Mappings,
+    ) -> Result<PathBuf, ExportError> {
         let tables = vec![
             Table {
                 name: "threads.arrow",
                 schema: threads_schema(),
                 batches: vec![self.threads_batch()?],
+                maps: Vec::new(),
             },
             Table {
                 name: "intervals.arrow",
                 schema: intervals_schema(),
                 batches: vec![self.intervals_batch()?],
+                maps: maps.0,
             },
             Table {
                 name: "levels.arrow",
                 schema: levels_schema(),
                 batches: self.levels_batches()?,
+                maps: Vec::new(),
             },
             Table {
                 name: "event_types.arrow",
                 schema: event_types_schema(),
                 batches: vec![self.event_types_batch()?],
+                maps: Vec::new(),
             },
             Table {
                 name: "checkpoints.arrow",
                 schema: checkpoints_schema(),
                 batches: vec![self.checkpoints_batch()?],
+                maps: Vec::new(),
             },
             Table {
                 name: "histogram.arrow",
@@ -174,6 +191,7 @@ impl IndexTables {
                             .collect::<arrow_array::UInt64Array>(),
                     )],
                 )?],
+                maps: Vec::new(),
             },
         ];
         let details = Details {

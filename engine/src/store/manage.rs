@@ -105,9 +105,9 @@ pub fn collect_cache_garbage(places: &Places) -> std::io::Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
-/// Removes the temporary and moved-aside units of writers that were
-/// interrupted (their process is gone).
-fn leftovers(store: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// Removes the temporary and moved-aside units and the scratch directories
+/// of writers that were interrupted (their process is gone).
+pub(super) fn leftovers(store: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(store) else {
         return Ok(removed);

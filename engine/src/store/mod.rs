@@ -22,6 +22,7 @@ pub mod index;
 mod manage;
 mod mapped;
 pub mod results;
+pub mod scratch;
 pub mod sequences;
 mod unit;
 

@@ -148,6 +148,7 @@ impl StoredExecutions {
             name: TABLE,
             schema: batch.schema(),
             batches: vec![batch],
+            maps: Vec::new(),
         };
         store.write(
             &unit(key, lenient),

@@ -107,6 +107,7 @@ pub fn save(
             name: NAMES,
             schema: names_schema(),
             batches: vec![batch(names_schema(), vec![Arc::new(names)])?],
+            maps: Vec::new(),
         },
         Table {
             name: EVENTS,
@@ -115,6 +116,7 @@ pub fn save(
                 events_schema(),
                 vec![Arc::new(tids), Arc::new(events)],
             )?],
+            maps: Vec::new(),
         },
     ];
     let details = Details {

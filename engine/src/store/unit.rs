@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
+use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
 use super::{mapped, TraceIdentity, TraceStore, FORMAT_VERSION};
@@ -61,6 +63,9 @@ pub(crate) struct Table {
     pub name: &'static str,
     pub schema: SchemaRef,
     pub batches: Vec<RecordBatch>,
+    /// Mapped files the batches' arrays are slices of, whose pages are
+    /// given back as they are written (`export::shedding`).
+    pub maps: Vec<Arc<Mmap>>,
 }
 
 /// A stored unit found usable: its files checked and mapped (a concurrent
@@ -114,6 +119,21 @@ impl Found {
 }
 
 impl TraceStore {
+    /// The store units are written to, created if need be.
+    pub(crate) fn writing_store(&self) -> Result<PathBuf, (PathBuf, std::io::Error)> {
+        let store = self.places.for_writing(&self.canonical);
+        match std::fs::create_dir_all(&store) {
+            Ok(()) => Ok(store),
+            // A folder the mode said was writable that is not (another
+            // user's, a read-only mount): the cache.
+            Err(_) => {
+                let cached = self.places.cached(&self.canonical);
+                std::fs::create_dir_all(&cached).map_err(|e| (cached.clone(), e))?;
+                Ok(cached)
+            }
+        }
+    }
+
     /// The stored unit `name` of this trace: `Ok(None)` when none is stored,
     /// `Err` when one is but cannot be used.
     pub(crate) fn find(&self, name: &str) -> Result<Option<Found>, Unusable> {
@@ -148,17 +168,7 @@ impl TraceStore {
         tables: Vec<Table>,
         details: serde_json::Value,
     ) -> Result<PathBuf, ExportError> {
-        let store = self.places.for_writing(&self.canonical);
-        let store = match std::fs::create_dir_all(&store) {
-            Ok(()) => store,
-            // A folder the mode said was writable that is not (another
-            // user's, a read-only mount): the cache.
-            Err(_) => {
-                let cached = self.places.cached(&self.canonical);
-                std::fs::create_dir_all(&cached).map_err(|e| io(&cached, e))?;
-                cached
-            }
-        };
+        let store = self.writing_store().map_err(|(p, e)| io(&p, e))?;
         let temporary = store.join(unique(name, "tmp"));
         std::fs::create_dir(&temporary).map_err(|e| io(&temporary, e))?;
         let result = write_into(&temporary, tables, &self.identity, details)
@@ -192,7 +202,8 @@ pub(crate) fn trace_of(dir: &Path) -> Option<String> {
 pub(crate) fn writer_of(name: &str) -> Option<u32> {
     let (_, tail) = name
         .rsplit_once(".tmp-")
-        .or_else(|| name.rsplit_once(".old-"))?;
+        .or_else(|| name.rsplit_once(".old-"))
+        .or_else(|| name.rsplit_once(".spill-"))?;
     tail.split('-').next()?.parse().ok()
 }
 
@@ -263,7 +274,7 @@ fn write_into(
     let mut files = Vec::with_capacity(tables.len());
     for t in tables {
         let path = dir.join(t.name);
-        let mut file = TableFile::create(&path, Format::Arrow, t.schema)?;
+        let mut file = TableFile::create_shedding(&path, Format::Arrow, t.schema, t.maps)?;
         for b in &t.batches {
             file.write(b)?;
         }
@@ -319,7 +330,7 @@ fn publish(temporary: &Path, unit: &Path, name: &str) -> Result<(), ExportError>
 }
 
 /// `.NAME.KIND-PID-N`: a name no other process or thread uses.
-fn unique(name: &str, kind: &str) -> String {
+pub(crate) fn unique(name: &str, kind: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!(".{name}.{kind}-{}-{n}", std::process::id())

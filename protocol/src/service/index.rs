@@ -13,14 +13,19 @@
 //! Memory: the histogram is bounded (a fixed number of buckets whose width
 //! doubles as the trace goes on); the state intervals (one per state change)
 //! are the stored index's mapped columns, whether it was just written or
-//! read again, so that only the pages queries read are resident. Without a
-//! store (none given, or it could not be written) they stay in memory.
+//! read again, so that only the pages queries read are resident. While the
+//! pass runs, they are spilled in sorted runs to a scratch directory of the
+//! store and merged into mapped column files at its end
+//! (`sextant_engine::store::scratch`): the first open's memory grows with
+//! the number of thread lives, not of intervals. Without a store (none
+//! given, or it could not be written) they stay in memory.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use sextant_engine::analysis::spill::{Runs, BUDGET};
 use sextant_engine::analysis::states::ThreadStates;
 pub use sextant_engine::analysis::states::{Interval, ThreadRow};
 pub use sextant_engine::analysis::thread_table::{Row, ThreadTable};
@@ -29,6 +34,7 @@ use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 pub use sextant_engine::store::index::Checkpoint;
 use sextant_engine::store::index::{Buckets, IndexTables, Statistics};
+use sextant_engine::store::scratch::{spilled_table, Mappings, Scratch};
 use sextant_engine::store::{Places, TraceStore};
 
 /// What an indexing thread reports while it runs (read without locking).
@@ -210,11 +216,26 @@ pub fn index_trace(
             Err(e) => eprintln!("sextant: warning: stored index not used: {e}; indexing again"),
         }
     }
-    let tables = pass(path, &live)?;
+    let scratch = store.as_ref().and_then(|s| match s.scratch() {
+        Ok(scratch) => Some(scratch),
+        Err(e) => {
+            eprintln!("sextant: warning: {e}: the state intervals are kept in memory");
+            None
+        }
+    });
+    let (tables, maps) = match pass(path, &live, scratch.as_ref())? {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!("sextant: warning: {e}: indexing again, the state intervals in memory");
+            pass(path, &live, None)?.map_err(|e| e.to_string())?
+        }
+    };
     if let Some(store) = &store {
         // What was just written is read back mapped: the intervals computed
-        // in memory are let go.
-        match tables.save(store).map(|_| IndexTables::load(store)) {
+        // in memory, or mapped from the scratch files, are let go.
+        let saved = tables.save_shedding(store, maps);
+        drop(scratch);
+        match saved.map(|_| IndexTables::load(store)) {
             Ok(Ok(Some(stored))) => return Ok(TraceIndex::from(stored)),
             Ok(Ok(None)) => {
                 eprintln!("sextant: warning: the index just stored is not found; kept in memory")
@@ -230,8 +251,17 @@ pub fn index_trace(
     Ok(TraceIndex::from(tables))
 }
 
-/// The single pass that builds an index.
-fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
+/// An index and the mapped scratch files its interval columns are.
+type Built = (IndexTables, Mappings);
+
+/// The single pass that builds an index, its intervals spilled to
+/// `scratch` when given. `Err` when the trace cannot be read; `Ok(Err)`
+/// when the spilled intervals could not be written or read back.
+fn pass(
+    path: &Path,
+    live: &Arc<Live>,
+    scratch: Option<&Scratch>,
+) -> Result<std::io::Result<Built>, String> {
     let mut counting = Counting {
         histogram: Histogram::default(),
         events: 0,
@@ -240,7 +270,10 @@ fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
         classes: Vec::new(),
         checkpoints: Vec::new(),
     };
-    let mut threads = ThreadStates::default();
+    let mut threads = match scratch {
+        Some(s) => ThreadStates::spilling(Runs::new(s.path(), BUDGET)),
+        None => ThreadStates::default(),
+    };
     let progress = |p: u8| live.percent.store(p, Ordering::Relaxed);
     let work = Work {
         progress: &progress,
@@ -262,18 +295,35 @@ fn pass(path: &Path, live: &Arc<Live>) -> Result<IndexTables, String> {
     }
     let mut event_types: Vec<(String, u64)> = by_name.into_iter().collect();
     event_types.sort();
-    Ok(IndexTables {
+    let (threads, maps) = match scratch {
+        Some(scratch) => {
+            let table = threads
+                .into_spilled()
+                .expect("spilling")
+                .and_then(|spilled| spilled_table(&spilled, scratch));
+            match table {
+                Ok(t) => t,
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        None => (
+            ThreadTable::from_rows(threads.into_rows()),
+            Mappings::default(),
+        ),
+    };
+    let tables = IndexTables {
         statistics: Statistics {
             events: ran.summary.events,
             start: ran.summary.first_ts.unwrap_or(0),
             end: ran.summary.last_ts,
             warnings: ran.warnings,
         },
-        threads: ThreadTable::from_rows(threads.into_rows()),
+        threads,
         event_types,
         checkpoints: counting.checkpoints,
         histogram: counting.histogram.0,
-    })
+    };
+    Ok(Ok((tables, maps)))
 }
 
 impl From<IndexTables> for TraceIndex {
