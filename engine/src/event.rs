@@ -60,9 +60,27 @@ pub trait EventSource {
     }
     /// Bytes consumed and total, for progress reporting.
     fn progress(&self) -> (u64, u64);
+    /// Moves into `into` the windows where the tracer lost events found
+    /// since the last call (a reader knows of a loss when it reads past it,
+    /// so a window may end before events already yielded).
+    fn take_losses(&mut self, into: &mut Vec<Loss>) {
+        let _ = into;
+    }
     /// What went wrong without stopping the read (lost events, time going
     /// backwards, odd metadata), one sentence each; complete at the end.
     fn warnings(&self) -> Vec<String>;
+}
+
+/// Events the tracer lost (its ring buffer was full): `events` of them
+/// (`None`: it did not say how many) somewhere in [`from`, `to`] (ns from
+/// the clock's origin), on `cpu` when the tracer says whose buffer it was.
+/// Nothing the trace shows there can be trusted to be all that happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loss {
+    pub cpu: Option<u32>,
+    pub from: i64,
+    pub to: i64,
+    pub events: Option<u64>,
 }
 
 /// A reading error, already located (file and byte offset, or line).

@@ -14,7 +14,7 @@ use crate::tracedat::{looks_like_tracedat, TracedatReader};
 
 /// A reader of any supported format.
 pub enum AnyReader {
-    Ctf(CtfReader),
+    Ctf(Box<CtfReader>),
     Ftrace(Box<FtraceReader>),
     Btf(Box<BtfSource>),
     Tracedat(Box<TracedatReader>),
@@ -77,7 +77,7 @@ impl AnyReader {
     pub fn open_with(path: &Path, options: OpenOptions) -> Result<AnyReader, ReadError> {
         if let Some(root) = hosts::ctf_root(path) {
             let reader = hosts::open_ctf(&root, options.host).map_err(ReadError::from_boxed)?;
-            return Ok(AnyReader::Ctf(options.ctf(reader)));
+            return Ok(AnyReader::Ctf(Box::new(options.ctf(reader))));
         }
         let mut head = [0u8; 4096];
         let n = std::fs::File::open(path)
@@ -115,7 +115,7 @@ impl AnyReader {
 
     pub fn with<W: WithSource>(self, work: W) -> W::Output {
         match self {
-            AnyReader::Ctf(r) => work.run(r),
+            AnyReader::Ctf(r) => work.run(*r),
             AnyReader::Ftrace(r) => work.run(*r),
             AnyReader::Btf(r) => work.run(*r),
             AnyReader::Tracedat(r) => work.run(*r),

@@ -201,7 +201,17 @@ impl<'p, 'a, T: Tap> Pass<'p, 'a, T> {
         let mut summary = PassSummary::default();
         let mut passed_until = false;
         let mut reported = None;
+        let mut losses = Vec::new();
         while source.advance()? {
+            source.take_losses(&mut losses);
+            if !losses.is_empty() {
+                summary.losses.extend_from_slice(&losses);
+                for loss in losses.drain(..) {
+                    for a in self.analyses.iter_mut() {
+                        a.on_loss(&loss);
+                    }
+                }
+            }
             let ev = source.event().expect("advance returned true");
             match self.tap.event(&ev, &model)? {
                 Flow::Apply => {}
@@ -247,6 +257,13 @@ impl<'p, 'a, T: Tap> Pass<'p, 'a, T> {
         } else {
             summary.last_ts
         };
+        source.take_losses(&mut losses);
+        summary.losses.extend_from_slice(&losses);
+        for loss in &losses {
+            for a in self.analyses.iter_mut() {
+                a.on_loss(loss);
+            }
+        }
         for a in self.analyses.iter_mut() {
             a.finish(&model, end);
         }

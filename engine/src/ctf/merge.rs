@@ -37,6 +37,8 @@ pub struct CtfReader {
     started: bool,
     last_ts: i64,
     warnings: Warnings,
+    /// Windows where streams lost events, not yet taken (`take_losses`).
+    losses: Vec<crate::event::Loss>,
 }
 
 impl CtfReader {
@@ -60,6 +62,7 @@ impl CtfReader {
             started: false,
             last_ts: i64::MIN,
             warnings: Warnings::default(),
+            losses: Vec::new(),
         })
     }
 
@@ -130,7 +133,7 @@ impl CtfReader {
     /// Warnings so far; complete once `advance` returned false.
     pub fn warnings(&self) -> Warnings {
         let mut w = self.warnings.clone();
-        w.discarded_events = self.streams.iter().map(|s| s.discarded).sum();
+        w.discarded_events = self.streams.iter().map(|s| s.lost.discarded).sum();
         w.metadata = self
             .traces
             .iter()
@@ -193,13 +196,17 @@ impl CtfReader {
         if !self.started {
             self.started = true;
             for i in 0..self.streams.len() {
-                if self.streams[i].advance()? {
+                let more = self.streams[i].advance()?;
+                self.collect_losses(i);
+                if more {
                     let ts = self.streams[i].ts().expect("advanced");
                     self.heap.push(Reverse((ts, i)));
                 }
             }
         } else if let Some(i) = self.current {
-            if self.streams[i].advance()? {
+            let more = self.streams[i].advance()?;
+            self.collect_losses(i);
+            if more {
                 let ts = self.streams[i].ts().expect("advanced");
                 return Ok(self.went_on(i, ts));
             }
@@ -229,13 +236,25 @@ impl CtfReader {
         self.current = None;
         self.started = true;
         self.last_ts = i64::MIN;
+        self.losses.clear();
         for i in 0..self.streams.len() {
-            if self.streams[i].seek(ns)? {
+            let found = self.streams[i].seek(ns)?;
+            self.collect_losses(i);
+            if found {
                 let ts = self.streams[i].ts().expect("positioned");
                 self.heap.push(Reverse((ts, i)));
             }
         }
         Ok(())
+    }
+
+    /// Stream `i` loads packets only in `advance` past its batch and in
+    /// `seek`: its loss windows are taken from it there.
+    fn collect_losses(&mut self, i: usize) {
+        let w = &mut self.streams[i].lost.windows;
+        if !w.is_empty() {
+            self.losses.append(w);
+        }
     }
 
     fn note_time(&mut self, ts: i64, stream: usize) {
@@ -275,6 +294,10 @@ impl crate::event::EventSource for CtfReader {
 
     fn progress(&self) -> (u64, u64) {
         CtfReader::progress(self)
+    }
+
+    fn take_losses(&mut self, into: &mut Vec<crate::event::Loss>) {
+        into.append(&mut self.losses);
     }
 
     fn warnings(&self) -> Vec<String> {

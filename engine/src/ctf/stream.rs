@@ -26,6 +26,7 @@ use super::parallel::{Job, Pool};
 use super::types::FieldType;
 
 mod damage;
+mod lost;
 pub use damage::Damage;
 
 const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
@@ -81,8 +82,8 @@ pub struct StreamFile {
     in_packet: bool,
     /// With `--jobs`: packets framed by a pool instead of here.
     feed: Option<Feed>,
-    /// Highest `events_discarded` seen: the counter is cumulative per stream.
-    pub discarded: u64,
+    /// Events the tracer discarded, and where (`lost.rs`).
+    pub lost: lost::Lost,
     /// `--lenient`: damage ends the stream instead of the read (`damage.rs`).
     lenient: bool,
     /// Ended at `damage` (until a seek).
@@ -163,7 +164,7 @@ impl StreamFile {
             on_event: false,
             in_packet: false,
             feed: None,
-            discarded: 0,
+            lost: lost::Lost::default(),
             lenient: false,
             ended: false,
             damage: None,
@@ -259,9 +260,7 @@ impl StreamFile {
             self.packet = info;
             self.pos = body_start;
             self.in_packet = true;
-            if let Some(d) = self.packet.events_discarded {
-                self.discarded = self.discarded.max(d);
-            }
+            self.lost.packet(&self.packet, &self.layout, true);
             if self.pos < self.packet.content_bits {
                 return Ok(true);
             }
@@ -307,6 +306,7 @@ impl StreamFile {
         self.feed = None;
         self.next_packet = 0;
         self.ended = false;
+        self.lost.forget();
         let mut skim = Skim::default();
         while self.next_packet < self.file_len {
             let offset = self.next_packet;
@@ -331,9 +331,7 @@ impl StreamFile {
                 break;
             }
             self.next_packet = offset + info.packet_bits / 8;
-            if let Some(d) = info.events_discarded {
-                self.discarded = self.discarded.max(d);
-            }
+            self.lost.packet(&info, &self.layout, false);
         }
         self.data = 0..0;
         while self.advance()? {
@@ -590,9 +588,7 @@ impl StreamFile {
         self.packet = job.info.clone();
         self.data = job.data.clone();
         self.next_packet = job.info.offset + job.info.packet_bits / 8;
-        if let Some(d) = job.info.events_discarded {
-            self.discarded = self.discarded.max(d);
-        }
+        self.lost.packet(&job.info, &self.layout, true);
         pool.give_back(std::mem::replace(&mut self.batch, framed.events));
         self.next = 0;
         self.pos = framed.stop.pos;

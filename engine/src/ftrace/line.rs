@@ -81,8 +81,12 @@ pub(crate) enum Line {
         in_buffer: u64,
         written: u64,
     },
-    /// `CPU:N [LOST n EVENTS]` (`None`: `[LOST EVENTS]`, count unknown).
-    Lost(Option<u64>),
+    /// `CPU:N [LOST n EVENTS]` (`events` `None`: `[LOST EVENTS]`, count
+    /// unknown).
+    Lost {
+        cpu: u32,
+        events: Option<u64>,
+    },
     /// ` => symbol`: a stack-trace line following a `<stack trace>` event.
     StackEntry,
     Event(EventLine),
@@ -98,8 +102,8 @@ pub(crate) fn parse(line: &[u8]) -> Result<Line, String> {
         return Ok(Line::Ignored);
     }
     if line.starts_with(b"CPU:") {
-        if let Some(lost) = parse_lost(line) {
-            return Ok(Line::Lost(lost));
+        if let Some((cpu, events)) = parse_lost(line) {
+            return Ok(Line::Lost { cpu, events });
         }
         // A task named `CPU:...`, or a damaged marker.
         return parse_event(line, start)
@@ -145,22 +149,23 @@ fn parse_comment(line: &[u8]) -> Line {
 }
 
 /// `CPU:3 [LOST 120 EVENTS]` or `CPU:3 [LOST EVENTS]`.
-fn parse_lost(line: &[u8]) -> Option<Option<u64>> {
-    let (_, p) = digits(line, 4);
+fn parse_lost(line: &[u8]) -> Option<(u32, Option<u64>)> {
+    let (cpu, p) = digits(line, 4);
     if p == 4 {
         return None;
     }
+    let cpu = u32::try_from(cpu?).ok()?;
     let rest = line[p..].trim_ascii();
     let rest = rest.strip_prefix(b"[LOST")?;
     let rest = rest.strip_suffix(b"EVENTS]")?.trim_ascii();
     if rest.is_empty() {
-        return Some(None);
+        return Some((cpu, None));
     }
     let (n, e) = digits(rest, 0);
     if e != rest.len() {
         return None;
     }
-    Some(Some(n?))
+    Some((cpu, Some(n?)))
 }
 
 fn parse_event(line: &[u8], start: usize) -> Result<EventLine, String> {

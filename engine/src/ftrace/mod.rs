@@ -34,6 +34,7 @@
 
 mod error;
 mod line;
+mod lost;
 mod payload;
 #[cfg(test)]
 mod tests;
@@ -132,6 +133,8 @@ pub struct FtraceReader {
     warnings: Warnings,
     /// Opened from a file, which `seek` may reopen.
     seekable: bool,
+    /// Where the tracer lost events (`lost.rs`).
+    gaps: lost::Gaps,
     /// After a seek: events before this time are read (to keep the reorder
     /// window's order) but not yielded.
     floor: i64,
@@ -176,6 +179,7 @@ impl FtraceReader {
             tracer: None,
             warnings: Warnings::default(),
             seekable: false,
+            gaps: lost::Gaps::default(),
             floor: i64::MIN,
             origin: None,
         }
@@ -213,6 +217,7 @@ impl FtraceReader {
         self.max_read_ts = i64::MIN;
         self.last_ts = i64::MIN;
         self.floor = ns;
+        self.gaps.forget();
         Ok(())
     }
 
@@ -309,6 +314,7 @@ impl FtraceReader {
                 .map_err(|e| FtraceError::io(&self.path, e))?;
             if n == 0 {
                 self.eof = true;
+                self.gaps.end(self.max_read_ts);
                 self.free.push(i);
                 return Ok(());
             }
@@ -344,9 +350,10 @@ impl FtraceReader {
                 Line::Entries { in_buffer, written } => {
                     self.warnings.overwritten_events += written.saturating_sub(in_buffer)
                 }
-                Line::Lost(n) => {
+                Line::Lost { cpu, events } => {
                     self.warnings.lost_markers += 1;
-                    self.warnings.discarded_events += n.unwrap_or(0);
+                    self.warnings.discarded_events += events.unwrap_or(0);
+                    self.gaps.marker(cpu, events, self.max_read_ts);
                 }
                 Line::StackEntry => self.warnings.skipped_lines += 1,
                 Line::Event(ev) => {
@@ -354,6 +361,7 @@ impl FtraceReader {
                     slot.class = self.interner.intern(ev.name.prefix, ident);
                     slot.ev = ev;
                     slot.lineno = self.lineno;
+                    self.gaps.event(ev.cpu, ev.ts);
                     if ev.ts < self.max_read_ts {
                         self.warnings.reordered_events += 1;
                     }
@@ -593,6 +601,10 @@ impl EventSource for FtraceReader {
 
     fn progress(&self) -> (u64, u64) {
         FtraceReader::progress(self)
+    }
+
+    fn take_losses(&mut self, into: &mut Vec<crate::event::Loss>) {
+        into.append(&mut self.gaps.windows);
     }
 
     fn warnings(&self) -> Vec<String> {

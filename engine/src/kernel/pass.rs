@@ -23,6 +23,11 @@ pub trait Analysis {
     /// Called after the model applied `ev`. `thread` is the event's thread as
     /// known before (the switching-out thread for `sched_switch`).
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel);
+    /// The tracer lost events in a window (known once the reader is past
+    /// it: the window may end before the last event applied).
+    fn on_loss(&mut self, loss: &crate::event::Loss) {
+        let _ = loss;
+    }
     /// End of the trace at `end`.
     fn finish(&mut self, model: &KernelModel, end: i64);
     /// Whether it needs no more events (e.g. `max_executions` reached).
@@ -40,6 +45,9 @@ pub struct PassSummary {
     pub first_ts: Option<i64>,
     pub last_ts: i64,
     pub repairs: u64,
+    /// Windows where the tracer lost events, in the order the reader found
+    /// them.
+    pub losses: Vec<crate::event::Loss>,
     /// Stopped before the end of the source: every analysis was done, or
     /// the pass reached its `until`.
     pub stopped_early: bool,

@@ -190,6 +190,9 @@ impl StoredExecutions {
                 first_ts: d.first_ts,
                 last_ts: d.last_ts,
                 repairs: d.repairs,
+                // Not kept: the warnings say how many events were lost,
+                // and explain reads its range from the trace again.
+                losses: Vec::new(),
                 stopped_early: d.stopped_early,
             },
             warnings: d.warnings,

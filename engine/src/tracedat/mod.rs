@@ -43,7 +43,7 @@ pub use options::{Guest, TraceInfo};
 use bytes::{Bad, Endian};
 use pages::{CpuStream, Geometry, Record};
 
-use crate::event::{Event, EventSource, ReadError};
+use crate::event::{Event, EventSource, Loss, ReadError};
 use crate::value::Sink;
 
 /// Whether `head` (the first bytes of a file) is a trace.dat.
@@ -87,6 +87,8 @@ pub struct TracedatReader {
     primed: bool,
     last_ts: i64,
     lost: (u64, u64),
+    /// Windows where a CPU lost events, not yet taken (`take_losses`).
+    losses: Vec<Loss>,
     warnings: Warnings,
 }
 
@@ -135,6 +137,7 @@ impl TracedatReader {
             primed: false,
             last_ts: i64::MIN,
             lost: (0, 0),
+            losses: Vec::new(),
             warnings,
         })
     }
@@ -186,6 +189,7 @@ impl TracedatReader {
 
     /// Takes the next record of stream `i` into the heap.
     fn pull(&mut self, i: usize) -> Result<(), TracedatError> {
+        let before = self.lost;
         let r = match self.streams[i].next(&self.map, &mut self.lost) {
             Ok(r) => r,
             Err(b) => {
@@ -194,6 +198,18 @@ impl TracedatReader {
                 return Err(TracedatError::at(&self.path, b));
             }
         };
+        // A page flagged with lost events: they were lost between this
+        // CPU's previous record and the page's first.
+        if let (true, Some(next)) = (self.lost.1 > before.1, r) {
+            let to = self.ns(next.ts);
+            let from = self.heads[i].map_or(to, |p| self.ns(p.ts)).min(to);
+            self.losses.push(Loss {
+                cpu: Some(self.streams[i].cpu),
+                from,
+                to,
+                events: (self.lost.0 > before.0).then_some(self.lost.0 - before.0),
+            });
+        }
         self.heads[i] = r;
         if let Some(r) = r {
             self.heap.push(Reverse((self.ns(r.ts), i)));
@@ -257,6 +273,7 @@ impl TracedatReader {
         self.current = None;
         self.primed = true;
         self.last_ts = i64::MIN;
+        self.losses.clear();
         for i in 0..self.streams.len() {
             let r = self.streams[i]
                 .seek(&self.map, raw, &mut self.lost)
@@ -388,6 +405,10 @@ impl EventSource for TracedatReader {
 
     fn progress(&self) -> (u64, u64) {
         TracedatReader::progress(self)
+    }
+
+    fn take_losses(&mut self, into: &mut Vec<Loss>) {
+        into.append(&mut self.losses);
     }
 
     fn warnings(&self) -> Vec<String> {

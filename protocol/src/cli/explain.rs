@@ -17,6 +17,7 @@ use sextant_engine::analysis::explain::relations::How;
 use sextant_engine::analysis::explain::{
     self, explain_trace, pick, request_for, Explanation, Which,
 };
+use sextant_engine::analysis::facilities::mq::MqState;
 use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
@@ -339,7 +340,7 @@ fn write_text(
             at(p.start),
             human(p.end - p.start),
             who(p.tid),
-            p.state.name()
+            state_words(p.state.name(), g.rtos)
         )?;
     }
     if e.path.iter().any(|p| p.state == PathState::Unknown) {
@@ -383,7 +384,7 @@ fn write_text(
             out,
             "  {} {} {} .. {} ({}), {}:",
             who(h.path_tid),
-            h.state,
+            state_words(h.state, g.rtos),
             at(h.start),
             at(h.end),
             human(h.end - h.start),
@@ -432,9 +433,9 @@ fn write_text(
     for m in &f.mq {
         writeln!(
             out,
-            "  mq {} {:?} {} .. {}: senders {}, receivers {}",
+            "  mq {} {} {} .. {}: senders {}, receivers {}",
             m.queue.mqdes,
-            m.state,
+            mq_words(m.state),
             at(m.start),
             at(m.end),
             names(&m.senders),
@@ -459,6 +460,26 @@ fn write_text(
     }
     writeln!(out, "\ndiagnosis: {}", diagnosis.text)?;
     Ok(())
+}
+
+/// A path state in the text's words (the JSON keeps `waiting_cpu`).
+fn state_words(state: &str, rtos: bool) -> &str {
+    match (state, rtos) {
+        ("waiting_cpu", false) => "waiting for a CPU",
+        ("waiting_cpu", true) => "waiting for a core",
+        _ => state,
+    }
+}
+
+/// A message queue's state in words (the JSON keeps Trace Compass's
+/// `QUEUE_EMPTY_WHILE_RECEIVERS` spellings).
+fn mq_words(state: MqState) -> &'static str {
+    match state {
+        MqState::SendersWaiting => "senders waiting",
+        MqState::QueueFullWhileSenders => "full, senders blocked",
+        MqState::QueueEmptyWhileReceivers => "empty, receivers blocked",
+        MqState::ReceiversWaiting => "receivers waiting",
+    }
 }
 
 /// Claims the trace's states contradict (`diagnosis::audit`): a bug of

@@ -88,6 +88,10 @@ pub fn summed(parts: &[PassSummary]) -> PassSummary {
         first_ts: parts.iter().filter_map(|s| s.first_ts).min(),
         last_ts: parts.iter().map(|s| s.last_ts).max().unwrap_or(0),
         repairs: parts.iter().map(|s| s.repairs).sum(),
+        losses: parts
+            .iter()
+            .flat_map(|s| s.losses.iter().copied())
+            .collect(),
         stopped_early: parts.iter().any(|s| s.stopped_early),
     }
 }

@@ -26,6 +26,7 @@ use super::complement::{waited_for, CpuRuns};
 use super::graph::{Context, Graph};
 use super::path::{Link, PathPiece, PathState};
 use super::relations::Relations;
+use crate::event::Loss;
 use crate::kernel::priority::Priority;
 
 /// Interference is named when it cost at least this share of the
@@ -142,6 +143,16 @@ pub enum Cause {
     },
     /// The trace says nothing of the path thread then.
     Unknown { of: Party },
+    /// The path thread waited for `cpu` while the tracer lost `events`
+    /// there (`None`: it did not say how many): who ran is unknown.
+    Lost {
+        of: Party,
+        cpu: Option<u32>,
+        events: Option<u64>,
+        /// The loss window (`Graph::losses`): each is its own line.
+        #[serde(skip)]
+        window: usize,
+    },
 }
 
 /// A cause and what it cost on the path: every piece of the path that
@@ -343,20 +354,18 @@ impl Waiting<'_> {
         let g = inputs.graph;
         let p = self.piece;
         let waiting = p.state == PathState::WaitingCpu;
-        let mut held = 0;
+        let mut idle = 0;
         let mut free = self.start;
         for r in inputs.runs.holders(self.cpus, p.tid, self.start, self.end) {
-            let run = r.end - r.start;
-            held += run;
             if r.start > free {
-                claims.push(self.claim(free, r.start, Said::NoThread));
+                idle += self.nobody(g, free, r.start, acc, claims);
             }
             free = r.end;
             let held_by = Holder {
                 by: Party::new(g, r.tid, r.prio),
                 of: self.of.clone(),
                 cpu: Some(r.cpu),
-                run,
+                run: r.end - r.start,
                 waiting,
             };
             let (cause, interference) = holder(held_by, inputs, g, job);
@@ -364,13 +373,22 @@ impl Waiting<'_> {
                 by: (r.tid, r.prio),
                 order: stated_order(&cause),
             };
-            claims.push(self.claim(r.start, r.end, said));
-            acc.add(cause, run, interference, r.inferred);
+            // Where the tracer lost events on that CPU, the run the
+            // trace shows may not be all that ran: unknown.
+            let on_cpu = |l: &Loss| l.cpu.is_none_or(|c| c == r.cpu);
+            for (a, b, window) in lost::cut(&g.losses, on_cpu, r.start, r.end) {
+                match window {
+                    Some(w) => self.lost(g, w, b - a, acc),
+                    None => {
+                        claims.push(self.claim(a, b, said));
+                        acc.add(cause.clone(), b - a, interference, r.inferred);
+                    }
+                }
+            }
         }
         if self.end > free {
-            claims.push(self.claim(free, self.end, Said::NoThread));
+            idle += self.nobody(g, free, self.end, acc, claims);
         }
-        let idle = self.end - self.start - held;
         if idle > 0 {
             // Nothing the trace shows ran on any CPU it could have had.
             let long = idle >= LATENCY_NS;
@@ -381,6 +399,41 @@ impl Waiting<'_> {
             };
             acc.add(cause, idle, long, false);
         }
+    }
+
+    /// [start, end), where the trace shows no thread on the CPUs: the
+    /// parts in a loss window are unknown, the rest (returned) idle.
+    fn nobody(
+        &self,
+        g: &Graph,
+        start: i64,
+        end: i64,
+        acc: &mut Accumulator,
+        claims: &mut Vec<Claim>,
+    ) -> i64 {
+        let mut idle = 0;
+        for (a, b, window) in lost::cut(&g.losses, |l| lost::on(l, self.cpus), start, end) {
+            match window {
+                Some(w) => self.lost(g, w, b - a, acc),
+                None => {
+                    claims.push(self.claim(a, b, Said::NoThread));
+                    idle += b - a;
+                }
+            }
+        }
+        idle
+    }
+
+    /// `len` ns of the wait in loss window `w` of the graph.
+    fn lost(&self, g: &Graph, w: usize, len: i64, acc: &mut Accumulator) {
+        let loss = g.losses[w];
+        let cause = Cause::Lost {
+            of: self.of.clone(),
+            cpu: loss.cpu.or(self.cpu),
+            events: loss.events,
+            window: w,
+        };
+        acc.add(cause, len, len >= LATENCY_NS, false);
     }
 
     /// What a part of the wait is said to be, for the audit.
@@ -515,6 +568,7 @@ fn blocked(
 
 mod accumulate;
 mod audit;
+mod lost;
 mod words;
 
 use accumulate::Accumulator;

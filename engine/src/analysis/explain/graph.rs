@@ -23,6 +23,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 
+use crate::event::Loss;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState};
 use crate::kernel::pass::Analysis;
 use crate::kernel::priority::{self, Policy};
@@ -171,6 +172,9 @@ pub struct Graph {
     /// (ftrace's task column, perf's `perf_tid`), as read: what the
     /// diagnosis's audit checks "no thread ran" against.
     pub evidence: Vec<Attested>,
+    /// Windows of the range where the tracer lost events (`Loss`): what
+    /// the trace shows there may not be all that happened.
+    pub losses: Vec<Loss>,
 }
 
 /// An event in `tid`'s context on `cpu` at `ts`.
@@ -677,6 +681,12 @@ impl Analysis for GraphBuilder {
             self.close(t.tid, ev.ts);
         }
         self.record_edges(ev, thread);
+    }
+
+    fn on_loss(&mut self, loss: &Loss) {
+        if loss.from <= self.graph.end && loss.to >= self.graph.start {
+            self.graph.losses.push(*loss);
+        }
     }
 
     fn finish(&mut self, model: &KernelModel, _end: i64) {

@@ -70,6 +70,7 @@ fn key(c: &Cause) -> Key {
         Cause::Serving { of, waiter } => (10, side(waiter), side(of), 0),
         Cause::Creating { of, child, .. } => (11, side(child), side(of), 0),
         Cause::Unknown { of } => (12, none(), side(of), 0),
+        Cause::Lost { of, window, .. } => (13, none(), side(of), *window as i64),
     }
 }
 
@@ -88,7 +89,8 @@ fn parties(c: &Cause) -> (Option<&Party>, &Party) {
         | Cause::Work { of }
         | Cause::Serving { of, .. }
         | Cause::Creating { of, .. }
-        | Cause::Unknown { of } => (None, of),
+        | Cause::Unknown { of }
+        | Cause::Lost { of, .. } => (None, of),
     }
 }
 

@@ -81,6 +81,7 @@ pub(super) fn sentence(r: &Ranked, n: &Naming<'_>) -> String {
             | Cause::Timer { .. }
             | Cause::Blocked { .. }
             | Cause::Unknown { .. }
+            | Cause::Lost { .. }
     );
     if held && r.count > 1 {
         text.push_str(&format!(
@@ -222,6 +223,18 @@ fn words(c: &Cause, cost: i64, n: &Naming<'_>) -> String {
             ),
         },
         Cause::Unknown { of } => format!("the trace says nothing of {} for {d}", n.of_name(of)),
+        Cause::Lost { of, cpu, events, .. } => {
+            let lost = match events {
+                Some(1) => "1 event".to_string(),
+                Some(k) => format!("{k} events"),
+                None => "events".to_string(),
+            };
+            format!(
+                "{} waited {d} for {}: unknown (the trace lost {lost} here)",
+                n.of(of),
+                n.cpu(*cpu)
+            )
+        }
     }
 }
 
