@@ -12,6 +12,7 @@ mod placement;
 mod progress;
 mod serve;
 mod store;
+mod tasks;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,9 @@ enum Command {
     Serve(serve::Request),
     /// What sextant stored for a trace (index, executions): ls, rm, gc.
     Store(store::Request),
+    /// The real-time tasks of a trace, found by themselves: periods,
+    /// response times, deadline misses, and a model of each task's jobs.
+    Tasks(tasks::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
 }
@@ -119,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
         Command::Store(req) => store::run(req),
+        Command::Tasks(req) => tasks::run(req),
     }
 }
 
