@@ -6,6 +6,6 @@ pub mod explain;
 pub mod facilities;
 pub mod model;
 pub mod states;
-pub mod tasks;
 pub mod stats;
+pub mod tasks;
 pub mod thread_table;

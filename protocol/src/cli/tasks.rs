@@ -62,12 +62,17 @@ fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
     }
     match duration::parse(a.trim()) {
         Ok(ns) if ns > 0 => Ok(Deadline::Time(ns)),
-        _ => bail!("--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"),
+        _ => bail!(
+            "--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"
+        ),
     }
 }
 
 /// Each host's tasks, with its name when the trace has several.
-fn find(req: &Request, options: &Options) -> anyhow::Result<(Vec<(Option<String>, Task)>, Vec<String>)> {
+fn find(
+    req: &Request,
+    options: &Options,
+) -> anyhow::Result<(Vec<(Option<String>, Task)>, Vec<String>)> {
     let each = req.host.each(&req.trace)?;
     let several = each.len() > 1;
     let (mut found, mut warnings) = (Vec::new(), Vec::new());
@@ -89,7 +94,11 @@ fn find(req: &Request, options: &Options) -> anyhow::Result<(Vec<(Option<String>
             Some(h) => format!("{h}: {w}"),
             None => w,
         }));
-        found.extend(tasks::tasks(collector, options).into_iter().map(|t| (host.clone(), t)));
+        found.extend(
+            tasks::tasks(collector, options)
+                .into_iter()
+                .map(|t| (host.clone(), t)),
+        );
     }
     Ok((found, warnings))
 }
@@ -151,7 +160,13 @@ fn file_name(t: &Task) -> String {
     let comm: String = t
         .comm
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{comm}-{}.json", t.tid)
 }
@@ -167,7 +182,11 @@ fn emit(dir: &Path, found: &[(Option<String>, Task)]) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(&t.model)? + "\n";
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    eprintln!("sextant: {} models written in {}", found.len(), dir.display());
+    eprintln!(
+        "sextant: {} models written in {}",
+        found.len(),
+        dir.display()
+    );
     Ok(())
 }
 
@@ -177,7 +196,12 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
         return Ok(());
     }
     let hosts = found.iter().any(|(h, _)| h.is_some());
-    let comm_w = found.iter().map(|(_, t)| t.comm.chars().count()).max().unwrap_or(4).max(4);
+    let comm_w = found
+        .iter()
+        .map(|(_, t)| t.comm.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     if hosts {
         write!(out, "{:<12}  ", "HOST")?;
     }
@@ -234,7 +258,10 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
 
 pub fn run(req: Request) -> anyhow::Result<()> {
     if req.min_jobs < 2 {
-        bail!("--min-jobs {}: at least 2 jobs are needed to see a period", req.min_jobs);
+        bail!(
+            "--min-jobs {}: at least 2 jobs are needed to see a period",
+            req.min_jobs
+        );
     }
     let options = Options {
         min_jobs: req.min_jobs,
@@ -256,7 +283,10 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {
         TasksFormat::Json => {
-            let tasks: Vec<Value> = found.iter().map(|(h, t)| task_json(h.as_deref(), t)).collect();
+            let tasks: Vec<Value> = found
+                .iter()
+                .map(|(h, t)| task_json(h.as_deref(), t))
+                .collect();
             let doc = json!({ "tasks": tasks, "warnings": warnings });
             serde_json::to_writer(&mut out, &doc)?;
             writeln!(out)?;

@@ -129,12 +129,18 @@ pub fn classify(t: &ThreadActivity, options: &Options) -> Option<Task> {
         // A job outside every phase is measured against the main period.
         deadlines = (0..jobs.len())
             .map(|i| {
-                let p = good.iter().find(|p| (p.first..p.end).contains(&i)).unwrap_or(main);
+                let p = good
+                    .iter()
+                    .find(|p| (p.first..p.end).contains(&i))
+                    .unwrap_or(main);
                 deadline_of(options, p.period.round() as i64)
             })
             .collect::<Vec<_>>();
     } else {
-        let mut gaps: Vec<i64> = jobs.windows(2).map(|w| w[1].release - w[0].release).collect();
+        let mut gaps: Vec<i64> = jobs
+            .windows(2)
+            .map(|w| w[1].release - w[0].release)
+            .collect();
         gaps.sort_unstable();
         let (least, median) = (gaps[0], gaps[gaps.len() / 2]);
         if least <= 0 || (least as f64) < SPORADIC_FLOOR * median as f64 {

@@ -195,8 +195,10 @@ impl TaskCollector {
             live.activity.btf |= btf;
             let woken = matches!(
                 (tr.from, tr.to),
-                (ThreadState::Blocked | ThreadState::Unknown, ThreadState::WaitingCpu)
-                    | (ThreadState::Blocked, ThreadState::Running)
+                (
+                    ThreadState::Blocked | ThreadState::Unknown,
+                    ThreadState::WaitingCpu
+                ) | (ThreadState::Blocked, ThreadState::Running)
             );
             if woken {
                 live.activity.prio = prio;

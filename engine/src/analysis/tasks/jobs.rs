@@ -29,12 +29,10 @@ impl Job {
 pub fn jobs(t: &ThreadActivity, min_jobs: usize) -> (Vec<Job>, Release) {
     let acts = &t.activations;
     let count = |r: Release| acts.iter().filter(|a| a.by == r).count();
-    let anchor = [Release::Activation, Release::Timer]
-        .into_iter()
-        .find(|r| {
-            let n = count(*r);
-            n >= min_jobs.max(1) && n * 4 >= acts.len()
-        });
+    let anchor = [Release::Activation, Release::Timer].into_iter().find(|r| {
+        let n = count(*r);
+        n >= min_jobs.max(1) && n * 4 >= acts.len()
+    });
     let mut out: Vec<Job> = Vec::new();
     let mut run_start = 0;
     for a in acts {

@@ -27,13 +27,15 @@ fn usual_state(jobs: &[Job]) -> Option<BlockState> {
 }
 
 /// A model of `t`'s jobs: from activation to termination for a BTF task;
-/// from the return of the sleep call to its next entry for a thread whose
-/// jobs end asleep in one (the return is a few µs after the release);
-/// else from the wake-up to the switch out in the state its jobs end in.
+/// from the wake-up to the switch out in the state its jobs end in when
+/// each job is one activation (the same jobs, to the nanosecond); for jobs
+/// that block mid-way and end asleep in a sleep call, from its return to
+/// its next entry (the return comes after the wake-up latency).
 pub fn for_task(t: &ThreadActivity, jobs: &[Job], by: Release, deadline: i64) -> Value {
     let name = format!("{} job", if t.comm.is_empty() { "task" } else { &t.comm });
     let threads = json!({ "tids": [t.tid] });
     let asleep = jobs.iter().filter(|j| j.in_sleep).count();
+    let blocks_mid_job = t.activations.len() > jobs.len() + jobs.len() / 10;
     let mut model = match (t.btf_type, t.sleep_call) {
         (Some(c), _) if by == Release::Activation => json!({
             "name": name,
@@ -45,16 +47,20 @@ pub fn for_task(t: &ThreadActivity, jobs: &[Job], by: Release, deadline: i64) ->
                 { "name": format!("{c}_terminate"), "fields": { "tid": "$tid" } }
             ]
         }),
-        (_, Some(call)) if by == Release::Timer && asleep * 10 >= jobs.len() * 9 => json!({
-            "name": name,
-            "description": format!("Each job of {} found by sextant tasks: from the return of {call} to its next call.", t.comm),
-            "mode": "same_tid",
-            "threads": threads,
-            "events": [
-                { "name": format!("{}{call}", names::SYSCALL_EXIT) },
-                { "name": format!("{}{call}", names::SYSCALL_ENTRY) }
-            ]
-        }),
+        (_, Some(call))
+            if by == Release::Timer && blocks_mid_job && asleep * 10 >= jobs.len() * 9 =>
+        {
+            json!({
+                "name": name,
+                "description": format!("Each job of {} found by sextant tasks: from the return of {call} to its next call.", t.comm),
+                "mode": "same_tid",
+                "threads": threads,
+                "events": [
+                    { "name": format!("{}{call}", names::SYSCALL_EXIT) },
+                    { "name": format!("{}{call}", names::SYSCALL_ENTRY) }
+                ]
+            })
+        }
         _ => {
             let mut end = json!({ "prev_tid": t.tid });
             if let Some(s) = usual_state(jobs) {

@@ -185,7 +185,10 @@ mod tests {
             let r = periodic(period, 400, 0.10, &mut rng);
             let p = phases(&r, 10);
             assert_eq!(p.len(), 1, "{period}: {p:?}");
-            assert!((p[0].period - period as f64).abs() / (period as f64) < 0.002, "{p:?}");
+            assert!(
+                (p[0].period - period as f64).abs() / (period as f64) < 0.002,
+                "{p:?}"
+            );
             // The fitted line sits a little off the nominal releases.
             assert!(p[0].jitter <= period / 8, "{p:?}");
             assert_eq!(p[0].fitted, 400);
@@ -197,7 +200,12 @@ mod tests {
         let mut rng = Rng(11);
         let mut r = periodic(5_000_000, 200, 0.05, &mut rng);
         // Overload: every 17th release lost; a stray wake-up now and then.
-        r = r.into_iter().enumerate().filter(|(i, _)| i % 17 != 16).map(|x| x.1).collect();
+        r = r
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % 17 != 16)
+            .map(|x| x.1)
+            .collect();
         for i in (3..r.len() - 1).step_by(23) {
             r.push(r[i] + 1_700_000);
         }
@@ -216,7 +224,10 @@ mod tests {
         r.extend((1..=150).map(|k| t + k * 4_000_000));
         let p = phases(&r, 10);
         assert_eq!(p.len(), 2, "{p:?}");
-        assert!((p[0].period - 1e7).abs() < 1e5 && (p[1].period - 4e6).abs() < 4e4, "{p:?}");
+        assert!(
+            (p[0].period - 1e7).abs() < 1e5 && (p[1].period - 4e6).abs() < 4e4,
+            "{p:?}"
+        );
         // Slower afterwards: a gap of two periods each time is a new phase, not misses.
         let mut r = periodic(4_000_000, 100, 0.02, &mut rng);
         let t = *r.last().unwrap();
