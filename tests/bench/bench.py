@@ -20,6 +20,9 @@
                                             decoded) and --no-payload (names, times);
                                             default: /tmp/sextant-large.dat, recorded by
                                             tests/bench/record-large-tracedat.sh
+  tests/bench/bench.py tasks [TRACE...]     sextant tasks (task detection, one pass)
+                                            vs analyze --preset running on the same
+                                            trace: ratio of CPU times; goal <= 1.2
   tests/bench/bench.py model [TRACE...]     the kernel model's share per event on
                                             small LTTng traces (default: the shared
                                             many-threads, multi-domains, flipping-
@@ -175,6 +178,23 @@ def bench_analyze(traces, runs):
             )
 
 
+def bench_tasks(traces, runs):
+    for t in traces:
+        n = count_events(t)
+        print(f"\n{t}: {n:,} events")
+        running = [SEXTANT, "analyze", t, "--preset", "running", "--format", "json", "--no-store", "--jobs", "1"]
+        cpu_ref, rss, _ = measure(running, runs)
+        row("analyze --preset running (peer)", n, cpu_ref, rss)
+        cpu, rss, out = measure([SEXTANT, "tasks", t, "--format", "json", "--jobs", "1"], runs)
+        doc = json.loads(out)
+        kinds = [x["kind"] for x in doc["tasks"]]
+        row("tasks", n, cpu, rss, n / cpu_ref)
+        print(
+            f"  tasks / analyze --preset running CPU time: {cpu / cpu_ref:.2f} (goal <= 1.20); "
+            f"{kinds.count('periodic')} periodic, {kinds.count('sporadic')} sporadic tasks"
+        )
+
+
 def analyze_cmd(trace, model):
     return [SEXTANT, "analyze", trace, "--model", model, "--format", "json", "--no-store", "--jobs", "1"]
 
@@ -237,7 +257,7 @@ def bench_model(traces, runs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["read", "analyze", "threads", "model", "tracedat"])
+    ap.add_argument("what", choices=["read", "analyze", "threads", "model", "tracedat", "tasks"])
     ap.add_argument("traces", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="threads of the parallel rows (read)")
@@ -260,6 +280,8 @@ def main():
         print("(peak RSS includes this script's own: install GNU time for exact figures)")
     if a.what == "read":
         bench_read(traces, a.runs, a.jobs)
+    elif a.what == "tasks":
+        bench_tasks(traces, a.runs)
     else:
         bench_analyze(traces, a.runs)
 

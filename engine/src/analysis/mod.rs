@@ -9,4 +9,5 @@ pub mod model;
 pub mod spill;
 pub mod states;
 pub mod stats;
+pub mod tasks;
 pub mod thread_table;

@@ -13,6 +13,7 @@ mod progress;
 mod serve;
 mod store;
 mod sync;
+mod tasks;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,9 @@ enum Command {
     Serve(serve::Request),
     /// What sextant stored for a trace (index, executions): ls, rm, gc.
     Store(store::Request),
+    /// The real-time tasks of a trace, found by themselves: periods,
+    /// response times, deadline misses, and a model of each task's jobs.
+    Tasks(tasks::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
     /// Put several hosts' traces on one timeline from the TCP packets they
@@ -125,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Capture(req) => capture::run(req),
         Command::Store(req) => store::run(req),
         Command::Sync(req) => sync::run(req),
+        Command::Tasks(req) => tasks::run(req),
     }
 }
 

@@ -1,0 +1,297 @@
+//! `sextant tasks`: the real-time tasks of a trace, found by themselves:
+//! periodic and sporadic threads (BTF tasks and ISRs), their periods,
+//! response times and deadline misses, and a model of each task's jobs.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use serde_json::{json, Value};
+use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task, TaskCollector};
+use sextant_engine::duration::{self, human};
+use sextant_engine::kernel::priority::{describe, describe_task};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Pass, Ran};
+
+use super::hosts::HostArg;
+use super::progress;
+
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum TasksFormat {
+    /// One row per task (the default on a terminal).
+    Table,
+    /// `{"tasks": [...]}` (schemas/tasks.schema.json; the default when piped).
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct Request {
+    /// Trace: CTF directory, ftrace text file, trace-cmd trace.dat or BTF file.
+    pub trace: PathBuf,
+    #[arg(long, value_enum)]
+    pub format: Option<TasksFormat>,
+    /// A thread with fewer jobs is not classified.
+    #[arg(long, default_value_t = 10)]
+    pub min_jobs: usize,
+    /// Each job's deadline: a share of the period (0.8; default 1, the
+    /// implicit deadline) or a time ("2ms").
+    #[arg(long)]
+    pub deadline: Option<String>,
+    /// Write each task's execution model to DIR/<comm>-<tid>.json.
+    #[arg(long)]
+    pub emit_models: Option<PathBuf>,
+    #[command(flatten)]
+    pub host: HostArg,
+    /// Skip malformed rows of a BTF file instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Threads reading a CTF trace (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<std::num::NonZeroUsize>,
+}
+
+fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
+    let Some(a) = arg else {
+        return Ok(Deadline::Ratio(1.0));
+    };
+    if let Ok(r) = a.trim().parse::<f64>() {
+        if r > 0.0 && r.is_finite() {
+            return Ok(Deadline::Ratio(r));
+        }
+        bail!("--deadline {a}: a ratio of the period must be a positive number");
+    }
+    match duration::parse(a.trim()) {
+        Ok(ns) if ns > 0 => Ok(Deadline::Time(ns)),
+        _ => bail!(
+            "--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"
+        ),
+    }
+}
+
+/// Each host's tasks, with its name when the trace has several.
+fn find(
+    req: &Request,
+    options: &Options,
+) -> anyhow::Result<(Vec<(Option<String>, Task)>, Vec<String>)> {
+    let each = req.host.each(&req.trace)?;
+    let several = each.len() > 1;
+    let (mut found, mut warnings) = (Vec::new(), Vec::new());
+    for (pick, name) in each {
+        let open = OpenOptions {
+            lenient: req.lenient,
+            jobs: req.jobs,
+            host: pick,
+        };
+        let mut collector = TaskCollector::default();
+        let Ran { warnings: w, .. } = progress::shown("finding tasks", |work| {
+            Pass::new(&mut [&mut collector])
+                .options(open)
+                .read(&req.trace, work)
+        })
+        .with_context(|| format!("reading {}", req.trace.display()))?;
+        let host = several.then(|| name.clone());
+        warnings.extend(w.into_iter().map(|w| match &host {
+            Some(h) => format!("{h}: {w}"),
+            None => w,
+        }));
+        found.extend(
+            tasks::tasks(collector, options)
+                .into_iter()
+                .map(|t| (host.clone(), t)),
+        );
+    }
+    Ok((found, warnings))
+}
+
+fn priority(t: &Task) -> String {
+    if t.btf {
+        describe_task(t.prio)
+    } else {
+        describe(t.prio, None)
+    }
+}
+
+/// The policy a priority implies (the trace rarely says it otherwise).
+fn policy(t: &Task) -> &'static str {
+    match (t.btf, t.prio) {
+        (true, _) => "RTOS",
+        (_, None) => "unknown",
+        (_, Some(p)) if p < 0 => "SCHED_DEADLINE",
+        (_, Some(p)) if p < 100 => "FIFO/RR",
+        _ => "SCHED_OTHER",
+    }
+}
+
+fn released_by(r: Release) -> &'static str {
+    match r {
+        Release::Timer => "timer",
+        Release::Activation => "activation",
+        Release::Wakeup => "wakeup",
+    }
+}
+
+fn task_json(host: Option<&str>, t: &Task) -> Value {
+    json!({
+        "host": host,
+        "tid": t.tid,
+        "comm": t.comm,
+        "kind": t.kind,
+        "period": t.period,
+        "jitter": t.jitter,
+        "min_interarrival": t.min_interarrival,
+        "confidence": t.confidence,
+        "phases": t.phases,
+        "jobs": t.jobs.len(),
+        "released_by": released_by(t.released_by),
+        "first_release": t.jobs.first().map(|j| j.release),
+        "deadline": t.deadlines.first(),
+        "misses": t.misses,
+        "response": t.response,
+        "execution": t.execution,
+        "policy": policy(t),
+        "priority": priority(t),
+        "kernel_prio": t.prio,
+        "cpus": t.cpus,
+        "model": t.model,
+    })
+}
+
+fn file_name(t: &Task) -> String {
+    let comm: String = t
+        .comm
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{comm}-{}.json", t.tid)
+}
+
+fn emit(dir: &Path, found: &[(Option<String>, Task)]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (host, t) in found {
+        let name = match host {
+            Some(h) => format!("{h}-{}", file_name(t)),
+            None => file_name(t),
+        };
+        let path = dir.join(name);
+        let text = serde_json::to_string_pretty(&t.model)? + "\n";
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    eprintln!(
+        "sextant: {} models written in {}",
+        found.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
+fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow::Result<()> {
+    if found.is_empty() {
+        writeln!(out, "no periodic or sporadic task found")?;
+        return Ok(());
+    }
+    let hosts = found.iter().any(|(h, _)| h.is_some());
+    let comm_w = found
+        .iter()
+        .map(|(_, t)| t.comm.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    if hosts {
+        write!(out, "{:<12}  ", "HOST")?;
+    }
+    writeln!(
+        out,
+        "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<16}  CPUS",
+        "TASK", "TID", "KIND", "PERIOD", "JITTER", "CONF", "JOBS", "RESP p50", "RESP p99", "RESP max", "MISSES", "PRIORITY"
+    )?;
+    for (host, t) in found {
+        if hosts {
+            write!(out, "{:<12}  ", host.as_deref().unwrap_or(""))?;
+        }
+        let period = match (t.period, t.min_interarrival) {
+            (Some(p), _) => human(p),
+            (None, Some(m)) => format!("≥ {}", human(m)),
+            _ => "-".into(),
+        };
+        let cpus: Vec<String> = t.cpus.iter().map(u32::to_string).collect();
+        writeln!(
+            out,
+            "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5.2}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<16}  {}",
+            t.comm,
+            t.tid,
+            match t.kind {
+                tasks::TaskKind::Periodic => "periodic",
+                tasks::TaskKind::Sporadic => "sporadic",
+            },
+            period,
+            t.jitter.map_or("-".into(), human),
+            t.confidence,
+            t.jobs.len(),
+            human(t.response.p50),
+            human(t.response.p99),
+            human(t.response.max),
+            t.misses,
+            priority(t),
+            cpus.join(",")
+        )?;
+        if t.phases.len() > 1 {
+            for p in &t.phases {
+                writeln!(
+                    out,
+                    "{:<comm_w$}    phase: {} jobs, period {}, jitter {}",
+                    "",
+                    p.jobs,
+                    human(p.period),
+                    human(p.jitter)
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run(req: Request) -> anyhow::Result<()> {
+    if req.min_jobs < 2 {
+        bail!(
+            "--min-jobs {}: at least 2 jobs are needed to see a period",
+            req.min_jobs
+        );
+    }
+    let options = Options {
+        min_jobs: req.min_jobs,
+        deadline: deadline(req.deadline.as_deref())?,
+    };
+    let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
+        TasksFormat::Table
+    } else {
+        TasksFormat::Json
+    });
+    let (found, warnings) = find(&req, &options)?;
+    for w in &warnings {
+        eprintln!("sextant: warning: {w}");
+    }
+    if let Some(dir) = &req.emit_models {
+        emit(dir, &found)?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        TasksFormat::Json => {
+            let tasks: Vec<Value> = found
+                .iter()
+                .map(|(h, t)| task_json(h.as_deref(), t))
+                .collect();
+            let doc = json!({ "tasks": tasks, "warnings": warnings });
+            serde_json::to_writer(&mut out, &doc)?;
+            writeln!(out)?;
+        }
+        TasksFormat::Table => write_table(&mut out, &found)?,
+    }
+    out.flush().context("writing to standard output")
+}
