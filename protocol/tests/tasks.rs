@@ -14,7 +14,7 @@ fn tasks_of(trace: &str, extra: &[&str]) -> Value {
     valid_json_output("tasks.schema.json", &args)
 }
 
-fn find<'a>(doc: &'a Value, tid: i64) -> Option<&'a Value> {
+fn find(doc: &Value, tid: i64) -> Option<&Value> {
     doc["tasks"]
         .as_array()
         .unwrap()

@@ -68,11 +68,11 @@ fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
     }
 }
 
-/// Each host's tasks, with its name when the trace has several.
-fn find(
-    req: &Request,
-    options: &Options,
-) -> anyhow::Result<(Vec<(Option<String>, Task)>, Vec<String>)> {
+/// A task with its host's name when the trace has several.
+type HostTask = (Option<String>, Task);
+
+/// Each host's tasks, and the passes' warnings.
+fn find(req: &Request, options: &Options) -> anyhow::Result<(Vec<HostTask>, Vec<String>)> {
     let each = req.host.each(&req.trace)?;
     let several = each.len() > 1;
     let (mut found, mut warnings) = (Vec::new(), Vec::new());

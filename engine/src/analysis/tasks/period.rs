@@ -126,10 +126,14 @@ fn phase(first: usize, end: usize, fit: &[(u64, i64)]) -> Phase {
     }
 }
 
+/// A run of releases: the index of its first, the index past its last, and
+/// its fit (job index, release time).
+type Run = (usize, usize, Vec<(u64, i64)>);
+
 /// The phases of `releases` (sorted) with at least `min_fitted` releases in
 /// their fit; adjacent phases of the same period (within 1 %) are one.
 pub fn phases(releases: &[i64], min_fitted: usize) -> Vec<Phase> {
-    let mut fits: Vec<(usize, usize, Vec<(u64, i64)>)> = Vec::new();
+    let mut fits: Vec<Run> = Vec::new();
     let mut start = 0;
     while start + 1 < releases.len() {
         let (fit, next) = walk(releases, start);
@@ -138,7 +142,7 @@ pub fn phases(releases: &[i64], min_fitted: usize) -> Vec<Phase> {
         }
         start = next;
     }
-    let mut out: Vec<(usize, usize, Vec<(u64, i64)>)> = Vec::new();
+    let mut out: Vec<Run> = Vec::new();
     for (first, end, fit) in fits {
         if let Some(prev) = out.last_mut() {
             let p1 = phase(prev.0, prev.1, &prev.2).period;
