@@ -12,47 +12,15 @@ use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
+use super::execution::cpu_bit;
+pub use super::execution::Execution;
 use super::model::{EventPattern, ExecutionModel, Mode, NestedModel, Preset, ThreadFilter};
 use super::stats::{self, Stats};
-use crate::analysis::btf::instances::{InstanceTimes, Instances};
+use crate::analysis::btf::instances::Instances;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;
 use crate::run::{Pass, RunError, Work};
-
-/// One execution found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Execution {
-    /// Position in start order, from 0: a stable name for the execution.
-    pub index: usize,
-    pub start: i64,
-    pub end: i64,
-    pub duration: i64,
-    pub running: i64,
-    pub preempted: i64,
-    pub blocked: i64,
-    /// Waiting for a CPU after a wakeup.
-    pub waiting: i64,
-    pub start_tid: i64,
-    pub end_tid: i64,
-    pub start_comm: String,
-    pub end_comm: String,
-    /// The thread the times are measured on.
-    pub tid: i64,
-    /// CPUs the measured thread ran on during the execution.
-    pub cpus: Vec<u32>,
-    /// Kernel-order priority (smaller is higher) of the measured thread: the
-    /// last known during the execution (a new thread first shows its
-    /// creator's priority, then its own once it runs).
-    pub prio: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub deadline_miss: Option<bool>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nested: Vec<Execution>,
-    /// A BTF task or runnable instance: its process-state times.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub btf: Option<InstanceTimes>,
-}
 
 /// What an analysis looks for.
 #[derive(Debug, Clone)]
@@ -590,14 +558,6 @@ fn whole(t: &crate::kernel::model::Thread, end: i64) -> Execution {
         deadline_miss: None,
         nested: Vec::new(),
         btf: None,
-    }
-}
-
-pub(crate) fn cpu_bit(cpu: u32) -> u64 {
-    if cpu < 64 {
-        1 << cpu
-    } else {
-        0
     }
 }
 

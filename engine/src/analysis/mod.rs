@@ -2,9 +2,11 @@
 
 pub mod btf;
 pub mod discovery;
+pub mod execution;
 pub mod executions;
 pub mod explain;
 pub mod facilities;
+pub mod intervals;
 pub mod model;
 pub mod spill;
 pub mod states;

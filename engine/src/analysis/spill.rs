@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::states::{Interval, ThreadRow};
+use super::intervals::{Interval, ThreadRow};
 use super::thread_table::{code, state_of};
 use crate::kernel::model::ThreadState;
 

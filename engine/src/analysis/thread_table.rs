@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use arrow_array::{Int64Array, UInt8Array};
 
-use super::states::{Interval, ThreadRow};
+use super::intervals::{Interval, ThreadRow};
 use crate::kernel::model::ThreadState;
 
 /// Thread states by their code in the `state` column.

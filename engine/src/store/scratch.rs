@@ -21,7 +21,7 @@ use arrow_array::{Int64Array, UInt8Array};
 use arrow_buffer::{Buffer, ScalarBuffer};
 use memmap2::Mmap;
 
-use super::index::UNIT;
+use super::index::{Mappings, UNIT};
 use super::{manage, unit, TraceStore};
 use crate::analysis::states::Spilled;
 use crate::analysis::thread_table::{code, IntervalColumns, LevelOne, Life, ThreadTable};
@@ -148,11 +148,6 @@ pub fn spilled_table(spilled: &Spilled, scratch: &Scratch) -> io::Result<(Thread
     let table = ThreadTable::with_level_one(lives, intervals, one).map_err(io::Error::other)?;
     Ok((table, Mappings(maps)))
 }
-
-/// The mapped scratch files an index's interval columns are, whose pages
-/// the store's writer gives back as it copies them (`IndexTables::save_shedding`).
-#[derive(Debug, Default)]
-pub struct Mappings(pub(crate) Vec<Arc<Mmap>>);
 
 /// A mapping shared by a column's buffer and the list of mappings whose
 /// pages the writer gives back.

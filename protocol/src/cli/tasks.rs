@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use serde_json::{json, Value};
 use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task, TaskCollector};
 use sextant_engine::duration::{self, human};
+use sextant_engine::export::executions::cpu_list;
 use sextant_engine::kernel::priority::{describe, describe_task};
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
@@ -219,7 +220,6 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
             (None, Some(m)) => format!("≥ {}", human(m)),
             _ => "-".into(),
         };
-        let cpus: Vec<String> = t.cpus.iter().map(u32::to_string).collect();
         writeln!(
             out,
             "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5.2}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<16}  {}",
@@ -238,7 +238,7 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
             human(t.response.max),
             t.misses,
             priority(t),
-            cpus.join(",")
+            cpu_list(&t.cpus)
         )?;
         if t.phases.len() > 1 {
             for p in &t.phases {

@@ -33,8 +33,9 @@ use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
 pub use sextant_engine::store::index::Checkpoint;
+use sextant_engine::store::index::Mappings;
 use sextant_engine::store::index::{Buckets, IndexTables, Statistics};
-use sextant_engine::store::scratch::{spilled_table, Mappings, Scratch};
+use sextant_engine::store::scratch::{spilled_table, Scratch};
 use sextant_engine::store::{Places, TraceStore};
 
 /// What an indexing thread reports while it runs (read without locking).

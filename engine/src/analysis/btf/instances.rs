@@ -12,28 +12,11 @@
 //! ready after a release, blocked = waiting + parking.
 
 use rustc_hash::FxHashMap as HashMap;
-use serde::Serialize;
 
-use crate::analysis::executions::{cpu_bit, Execution};
+pub use crate::analysis::execution::InstanceTimes;
+use crate::analysis::execution::{cpu_bit, Execution};
 use crate::analysis::model::ThreadFilter;
 use crate::kernel::model::{KEvent, KernelModel};
-
-/// Time (ns) in each BTF process state, and where the instance ran.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub struct InstanceTimes {
-    /// The task, ISR or runnable, as the trace names it.
-    pub entity: String,
-    /// Its instance number (the trace's instance counter).
-    pub instance: i64,
-    pub active: i64,
-    pub ready: i64,
-    pub running: i64,
-    pub polling: i64,
-    pub waiting: i64,
-    pub parking: i64,
-    /// Times it resumed on another core than the one it left.
-    pub migrations: u32,
-}
 
 /// Accumulated state times of one instance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
