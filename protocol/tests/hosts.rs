@@ -151,6 +151,53 @@ fn commands_that_need_one_host_say_so() {
     );
 }
 
+/// `export` of a model on a folder of two hosts writes every host's
+/// executions with a `host` column, the same bytes as `analyze`'s CSV
+/// (whose hosts the test above checks against each host read alone).
+#[test]
+fn export_names_each_execution_host() {
+    let tmp = TempDir::new("hosts-export");
+    let root = two_boots(tmp.path());
+    let root_s = root.to_str().unwrap();
+    let out = tmp.path().join("x.csv");
+    let export = sextant(&[
+        "export",
+        root_s,
+        "--preset",
+        "running",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-store",
+    ]);
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let analyze = sextant(&[
+        "analyze",
+        root_s,
+        "--preset",
+        "running",
+        "--format",
+        "csv",
+        "--sort",
+        "start",
+        "--no-store",
+    ]);
+    assert!(analyze.status.success());
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written, String::from_utf8(analyze.stdout).unwrap());
+    let header = written.lines().next().unwrap();
+    assert!(header.ends_with(",host"), "{header}");
+    let hosts: std::collections::BTreeSet<&str> = written
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(hosts, ["a", "b"].into_iter().collect());
+}
+
 /// The two virtual machines of Trace Compass's synchronisation test traces:
 /// per host the thread counts each machine has, never the 139 of both mixed.
 #[test]

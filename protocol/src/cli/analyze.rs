@@ -88,27 +88,18 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         jobs: req.jobs,
         ..OpenOptions::default()
     };
-    let places = req.store.places();
     let Found {
-        mut executions,
-        ran: Ran {
-            summary,
-            mut warnings,
-        },
-        mut hosts,
+        executions,
+        ran: Ran { summary, warnings },
+        hosts,
         ..
-    } = find_each(&req.trace, options, &asked, places.as_ref(), &req.host)?;
-    if let Some(places) = &places {
-        match hosts::on_shared_timeline(&req.trace, places, &mut executions, &mut hosts)? {
-            Some(Ok(note)) => {
-                // Their times are now comparable.
-                warnings.retain(|w| !w.starts_with(hosts::APART));
-                warnings.push(note);
-            }
-            Some(Err(why)) => warnings.push(why),
-            None => {}
-        }
-    }
+    } = find_on_timeline(
+        &req.trace,
+        options,
+        &asked,
+        req.store.places().as_ref(),
+        &req.host,
+    )?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
@@ -246,6 +237,32 @@ pub(super) struct Found {
     pub hosts: HostsOf,
     /// How to open each host again (by position in `hosts.names`).
     pub picks: Vec<HostPick>,
+}
+
+/// [`find_each`], with every host's executions then put on the timeline
+/// `sextant sync` stored for the trace, if any (a warning says so, or why
+/// it could not be used): what `analyze` and `export` show.
+pub(super) fn find_on_timeline(
+    trace: &Path,
+    options: OpenOptions,
+    asked: &Asked,
+    places: Option<&Places>,
+    host: &HostArg,
+) -> anyhow::Result<Found> {
+    let mut found = find_each(trace, options, asked, places, host)?;
+    if let Some(places) = places {
+        let warnings = &mut found.ran.warnings;
+        match hosts::on_shared_timeline(trace, places, &mut found.executions, &mut found.hosts)? {
+            Some(Ok(note)) => {
+                // Their times are now comparable.
+                warnings.retain(|w| !w.starts_with(hosts::APART));
+                warnings.push(note);
+            }
+            Some(Err(why)) => warnings.push(why),
+            None => {}
+        }
+    }
+    Ok(found)
 }
 
 /// [`find`] on each host of the trace on its own (the one `--host` names,

@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use sextant_engine::analysis::states::ThreadStates;
 use sextant_engine::export::{self, Format, TableFile};
-use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Pass, Ran};
 
-use super::analyze::TargetArgs;
+use super::analyze::{Found, TargetArgs};
 use super::placement::StoreArgs;
 use super::progress;
 
@@ -76,21 +75,31 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         (rows, "thread state intervals", warnings)
     } else {
         let asked = req.what.asked()?;
-        let (executions, Ran { warnings, .. }, _) =
-            // The store is kept per trace folder: one host of several is
-            // not kept.
-            super::analyze::find(
-                &req.trace,
-                options,
-                &asked,
-                req.store
-                    .places()
-                    .filter(|_| options.host == HostPick::Sole)
-                    .as_ref(),
-            )?;
+        // Every host of the trace (or the one --host names), as analyze
+        // reads them: a host column when there are several.
+        let Found {
+            executions,
+            ran: Ran { warnings, .. },
+            hosts,
+            ..
+        } = super::analyze::find_on_timeline(
+            &req.trace,
+            OpenOptions {
+                lenient: req.lenient,
+                ..OpenOptions::default()
+            },
+            &asked,
+            req.store.places().as_ref(),
+            &req.host,
+        )?;
         let rows: Vec<_> = executions.executions.iter().collect();
-        let batch =
-            export::executions::table(&executions, &rows, None).context("building the table")?;
+        let names: Option<Vec<&str>> = (hosts.names.len() > 1).then(|| {
+            rows.iter()
+                .map(|e| hosts.of(e).unwrap_or_default())
+                .collect()
+        });
+        let batch = export::executions::table(&executions, &rows, names.as_deref())
+            .context("building the table")?;
         let mut file = TableFile::create(&req.out, format, batch.schema())?;
         file.write(&batch)?;
         file.finish()?;
