@@ -403,33 +403,44 @@ fn tracefs_capture_of_scenario_a_reads_and_analyzes_like_the_recordings() {
         "jobs over 1 ms {long:?} not all flagged: {missed:?}"
     );
 
-    // explain: the longest job is held back by a medium thread preempting
+    // explain: a long job is held back by a medium thread preempting
     // rt_low. The scenario pins its threads to CPU 0: `--cpus 0`, or a build
-    // running on CPU 1 meanwhile may rank first among who ran instead.
-    let doc = valid_json_output(
-        "explain-result.schema.json",
-        &[
-            "explain",
-            s(&trace),
-            "--model",
-            s(&model),
-            "--longest",
-            "--cpus",
-            "0",
-            "--format",
-            "json",
-        ],
-    );
-    let diagnosis = doc["diagnosis"].as_str().unwrap();
-    eprintln!("explain --longest: {diagnosis}");
+    // running on CPU 1 meanwhile may rank first among who ran instead. Of
+    // the three longest jobs, one at least: on a loaded machine a single
+    // period can be long with no burst in it (rt_low itself slowed, which
+    // explain then says), but the bursts make most of the long ones.
+    let mut longest: Vec<&serde_json::Value> = executions.iter().collect();
+    longest.sort_by_key(|e| std::cmp::Reverse(e["duration"].as_i64().unwrap()));
+    let mut diagnoses = Vec::new();
+    for e in longest.iter().take(3) {
+        let index = e["index"].as_u64().unwrap().to_string();
+        let doc = valid_json_output(
+            "explain-result.schema.json",
+            &[
+                "explain",
+                s(&trace),
+                "--model",
+                s(&model),
+                "--execution",
+                &index,
+                "--cpus",
+                "0",
+                "--format",
+                "json",
+            ],
+        );
+        let diagnosis = doc["diagnosis"].as_str().unwrap().to_string();
+        eprintln!("explain --execution {index}: {diagnosis}");
+        diagnoses.push(diagnosis);
+    }
     // "rt_med2 (FIFO/RR 50) preempted rt_low (FIFO/RR 10) ... while rt_high
     // (FIFO/RR 80) waited on it: priority inversion ..."
     assert!(
-        diagnosis.starts_with("rt_med")
-            && diagnosis.contains(" preempted rt_low (")
-            && diagnosis.contains("while rt_high (")
-            && diagnosis.contains("priority inversion"),
-        "{diagnosis}"
+        diagnoses.iter().any(|d| d.starts_with("rt_med")
+            && d.contains(" preempted rt_low (")
+            && d.contains("while rt_high (")
+            && d.contains("priority inversion")),
+        "{diagnoses:#?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
