@@ -196,10 +196,12 @@ fn group(root: &Path, traces: &[CtfTrace]) -> Vec<Host> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn shared(rel: &str) -> Option<PathBuf> {
+    /// A trace of `../shared/traces/ctf`, or `None` (and a line saying the
+    /// test is skipped) when it is absent.
+    pub(crate) fn shared(rel: &str) -> Option<PathBuf> {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../shared/traces/ctf")
             .join(rel);

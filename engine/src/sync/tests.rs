@@ -1,18 +1,5 @@
-use std::path::{Path, PathBuf};
-
 use super::*;
-
-fn shared(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces/ctf")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
+use crate::hosts::tests::shared;
 
 /// Trace Compass's ExperimentSyncTest.testExperimentSync on the same
 /// traces: VM3 (scp_dest) is the reference, and VM1's (scp_src) times go
