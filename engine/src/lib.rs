@@ -15,6 +15,7 @@ pub mod jsonl;
 pub mod kernel;
 pub mod reader;
 pub mod run;
+pub mod session;
 pub mod store;
 pub mod sync;
 pub mod tracedat;

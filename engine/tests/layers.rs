@@ -36,6 +36,9 @@ const LAYERS: &[(&str, u8)] = &[
     ("store", 5),
     // Several hosts on one timeline: packets read, corrections kept.
     ("sync", 6),
+    // The front door: what every front end (CLI, TSP service, SQL, Python)
+    // asks of the engine, each question in one call.
+    ("session", 7),
 ];
 
 fn layer(module: &str) -> Option<u8> {

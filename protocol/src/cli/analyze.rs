@@ -1,25 +1,24 @@
 //! `sextant analyze`: every execution of a model, ranked, with statistics.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use serde::Serialize;
-use sextant_engine::analysis::executions::{Execution, Executions, Merged, SortKey, Target};
-use sextant_engine::analysis::model::census::TraceFacts;
-use sextant_engine::analysis::model::request::{self, Request as Asked};
+use sextant_engine::analysis::executions::{Execution, Executions, SortKey, Target};
+use sextant_engine::analysis::model::request::Request as Asked;
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
 use sextant_engine::duration::human;
 use sextant_engine::export;
-use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::pass::PassSummary;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::Ran;
-use sextant_engine::store::results::{self, Key, Source, StoredExecutions};
-use sextant_engine::store::{Places, TraceStore};
+use sextant_engine::session::executions::Found;
+use sextant_engine::session::hosts::HostsOf;
+use sextant_engine::session::Session;
 
-use super::hosts::{self, HostArg, HostsOf};
+use super::hosts::HostArg;
 use super::placement::StoreArgs;
 use super::progress;
 use super::AnalyzeFormat;
@@ -93,12 +92,11 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         ran: Ran { summary, warnings },
         hosts,
         ..
-    } = find_on_timeline(
-        &req.trace,
-        options,
+    } = find(
+        &Session::open(&req.trace, options, req.store.places()),
         &asked,
-        req.store.places().as_ref(),
         &req.host,
+        Timeline::Shared,
     )?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
@@ -179,152 +177,36 @@ impl TargetArgs {
     }
 }
 
+/// How `analyze`, `explain` and `export` find executions: on the
+/// timeline `sextant sync` stored (`analyze`, `export`), or each host in
+/// its own clock (`explain`, which reads one execution's host again).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Timeline {
+    Shared,
+    EachHost,
+}
+
 /// The first pass of `analyze` (and of `explain`, `export`): every
-/// execution. With `places`, the executions are read from the trace's
-/// store when it has them, and stored when it has not (where is said). A `--tid`
-/// the trace does not have is an error; an answer emptied by what the
-/// trace lacks comes with warnings saying what (kept in the store with the
-/// executions, so that reading them again says it again). What the trace
-/// holds comes back when the trace was read (not when the store answered).
+/// execution, from the store or a pass (with a progress bar), and what the
+/// store had to say printed as warnings.
 pub(super) fn find(
-    trace: &Path,
-    options: OpenOptions,
+    session: &Session,
     asked: &Asked,
-    places: Option<&Places>,
-) -> anyhow::Result<(Executions, Ran, Option<TraceFacts>)> {
-    let key = Key::of(&asked.target);
-    let mut facts = None;
-    let mut pass = || -> anyhow::Result<StoredExecutions> {
-        let found = progress::shown("analyzing", |work| {
-            request::find(trace, options, asked, work)
-        })?;
-        facts = Some(found.facts);
-        Ok(StoredExecutions {
-            executions: found.executions,
-            summary: found.ran.summary,
-            warnings: found.ran.warnings,
-            labels: Vec::new(),
-        })
-    };
-    let found = match places {
-        Some(places) => {
-            let store = TraceStore::open(places, trace).ok();
-            let (found, source, notes) =
-                results::load_or_find(store.as_ref(), &key, options.lenient, None, pass)?;
-            for n in notes {
-                eprintln!("sextant: warning: {n}");
-            }
-            if let Source::Pass { kept: Some(dir) } = source {
-                eprintln!("sextant: executions stored in {}", dir.display());
-            }
-            found
-        }
-        None => pass()?,
-    };
-    let ran = Ran {
-        summary: found.summary,
-        warnings: found.warnings,
-    };
-    Ok((found.executions, ran, facts))
-}
-
-/// What the first pass found, over one host or each of several.
-pub(super) struct Found {
-    pub executions: Executions,
-    pub ran: Ran,
-    /// What the trace holds (one host read from the trace, not the store).
-    pub facts: Option<TraceFacts>,
-    pub hosts: HostsOf,
-    /// How to open each host again (by position in `hosts.names`).
-    pub picks: Vec<HostPick>,
-}
-
-/// [`find_each`], with every host's executions then put on the timeline
-/// `sextant sync` stored for the trace, if any (a warning says so, or why
-/// it could not be used): what `analyze` and `export` show.
-pub(super) fn find_on_timeline(
-    trace: &Path,
-    options: OpenOptions,
-    asked: &Asked,
-    places: Option<&Places>,
     host: &HostArg,
+    timeline: Timeline,
 ) -> anyhow::Result<Found> {
-    let mut found = find_each(trace, options, asked, places, host)?;
-    if let Some(places) = places {
-        let warnings = &mut found.ran.warnings;
-        match hosts::on_shared_timeline(trace, places, &mut found.executions, &mut found.hosts)? {
-            Some(Ok(note)) => {
-                // Their times are now comparable.
-                warnings.retain(|w| !w.starts_with(hosts::APART));
-                warnings.push(note);
-            }
-            Some(Err(why)) => warnings.push(why),
-            None => {}
-        }
+    let found = progress::shown("analyzing", |work| match timeline {
+        Timeline::Shared => session.executions(asked, host.named(), work),
+        Timeline::EachHost => session.executions_each(asked, host.named(), work),
+    })
+    .map_err(anyhow::Error::from_boxed)?;
+    for n in &found.notes {
+        eprintln!("sextant: warning: {n}");
+    }
+    if let Some(dir) = &found.kept {
+        eprintln!("sextant: executions stored in {}", dir.display());
     }
     Ok(found)
-}
-
-/// [`find`] on each host of the trace on its own (the one `--host` names,
-/// else all of them), merged in start order with each execution's host. A
-/// single host is read (and stored) as before; several are not stored,
-/// the store being kept per trace folder.
-pub(super) fn find_each(
-    trace: &Path,
-    options: OpenOptions,
-    asked: &Asked,
-    places: Option<&Places>,
-    host: &HostArg,
-) -> anyhow::Result<Found> {
-    let each = host.each(trace)?;
-    if let [(pick, _)] = each[..] {
-        let options = OpenOptions {
-            host: pick,
-            ..options
-        };
-        let places = places.filter(|_| pick == HostPick::Sole);
-        let (executions, ran, facts) = find(trace, options, asked, places)?;
-        return Ok(Found {
-            hosts: HostsOf {
-                names: Vec::new(),
-                of: Vec::new(),
-                origins: Vec::new(),
-            },
-            executions,
-            ran,
-            facts,
-            picks: vec![pick],
-        });
-    }
-    let (mut parts, mut summaries, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
-    for (pick, name) in &each {
-        let options = OpenOptions {
-            host: *pick,
-            ..options
-        };
-        let (executions, ran, _) =
-            find(trace, options, asked, None).with_context(|| format!("host {name}"))?;
-        parts.push(executions);
-        summaries.push(ran.summary);
-        warnings.extend(ran.warnings.into_iter().map(|w| format!("{name}: {w}")));
-    }
-    let names: Vec<String> = each.iter().map(|(_, n)| n.clone()).collect();
-    warnings.extend(hosts::apart(&names, &summaries));
-    let merged = Merged::of(&asked.target, parts);
-    Ok(Found {
-        executions: merged.executions,
-        ran: Ran {
-            summary: hosts::summed(&summaries),
-            warnings,
-        },
-        facts: None,
-        hosts: HostsOf {
-            names,
-            of: merged.trace_of,
-            origins: summaries.iter().map(|s| s.first_ts).collect(),
-        },
-        picks: each.into_iter().map(|(p, _)| p).collect(),
-    })
 }
 
 fn chosen(executions: &Executions, sort: SortKey, top: Option<usize>) -> Vec<&Execution> {

@@ -21,8 +21,10 @@ use sextant_engine::analysis::facilities::mq::MqState;
 use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::executions::Found;
+use sextant_engine::session::Session;
 
-use super::analyze;
+use super::analyze::{self, Timeline};
 use super::placement::StoreArgs;
 use super::progress;
 
@@ -79,18 +81,18 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         ..OpenOptions::default()
     };
-    let analyze::Found {
+    let Found {
         executions,
         ran,
         facts,
         hosts,
         picks,
-    } = analyze::find_each(
-        &req.trace,
-        options,
+        ..
+    } = analyze::find(
+        &Session::open(&req.trace, options, req.store.places()),
         &asked,
-        req.store.places().as_ref(),
         &req.host,
+        Timeline::EachHost,
     )?;
     if let Some(facts) = &facts {
         refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;

@@ -5,12 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use sextant_engine::analysis::states::ThreadStates;
 use sextant_engine::export::{self, Format, TableFile};
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::{Pass, Ran};
+use sextant_engine::run::Ran;
+use sextant_engine::session::executions::Found;
+use sextant_engine::session::Session;
 
-use super::analyze::{Found, TargetArgs};
+use super::analyze::{TargetArgs, Timeline};
 use super::placement::StoreArgs;
 use super::progress;
 
@@ -63,14 +64,13 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         file.finish()?;
         (ran.summary.events, "events", ran.warnings)
     } else if req.states {
-        let mut states = ThreadStates::default();
-        let Ran { warnings, .. } = progress::shown("exporting", |work| {
-            Pass::new(&mut [&mut states])
-                .options(options)
-                .read(&req.trace, work)
-        })?;
+        let session = Session::open(&req.trace, options, None);
+        let (states, Ran { warnings, .. }) = progress::shown("exporting", |work| {
+            session.thread_states(options.host, work)
+        })
+        .map_err(anyhow::Error::from_boxed)?;
         let mut file = TableFile::create(&req.out, format, export::states::schema())?;
-        let rows = export::states::write(&states.into_rows(), &mut file)?;
+        let rows = export::states::write(&states, &mut file)?;
         file.finish()?;
         (rows, "thread state intervals", warnings)
     } else {
@@ -82,15 +82,18 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             ran: Ran { warnings, .. },
             hosts,
             ..
-        } = super::analyze::find_on_timeline(
-            &req.trace,
-            OpenOptions {
-                lenient: req.lenient,
-                ..OpenOptions::default()
-            },
+        } = super::analyze::find(
+            &Session::open(
+                &req.trace,
+                OpenOptions {
+                    lenient: req.lenient,
+                    ..OpenOptions::default()
+                },
+                req.store.places(),
+            ),
             &asked,
-            req.store.places().as_ref(),
             &req.host,
+            Timeline::Shared,
         )?;
         let rows: Vec<_> = executions.executions.iter().collect();
         let names: Option<Vec<&str>> = (hosts.names.len() > 1).then(|| {

@@ -18,7 +18,7 @@ pub mod configs;
 pub mod executions;
 pub mod explain;
 pub mod filters;
-pub mod index;
+pub use sextant_engine::session::index;
 pub mod outputs;
 pub mod params;
 pub mod provider;

@@ -2,15 +2,17 @@
 //! executions of the execution models clients post, read back instead of a
 //! pass when a model is posted again, and offered again, with the name the
 //! client gave, to a server started later on the same traces
-//! (`sextant_engine::store::results`). Counted, so that a client (and a
+//! (`sextant_engine::session::executions`). Counted, so that a client (and a
 //! test) can see whether an answer cost a pass.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{json, Value};
-use sextant_engine::store::results::Source;
-use sextant_engine::store::{Places, TraceStore};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::executions::Source;
+use sextant_engine::session::Session;
+use sextant_engine::store::Places;
 
 /// The stores the service uses, and what they saved.
 pub struct Results {
@@ -29,10 +31,9 @@ impl Results {
         }
     }
 
-    /// The store of the trace at `path`; `None` when stores are off or the
-    /// trace's identity cannot be read (then the work runs as if unstored).
-    pub fn store_of(&self, path: &Path) -> Option<TraceStore> {
-        TraceStore::open(self.places.as_ref()?, path).ok()
+    /// The trace at `path`, with the stores when they are on.
+    pub fn session(&self, path: &Path) -> Session {
+        Session::open(path, OpenOptions::default(), self.places.clone())
     }
 
     /// One trace's executions were found by `source`.

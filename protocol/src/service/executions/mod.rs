@@ -1,7 +1,7 @@
 //! Outputs derived from an execution model (configuration type
 //! `sextant.execution-model`): `POST /experiments/{uuid}/outputs/
 //! sextant.executions` with a model finds its executions in every trace of
-//! the experiment (`sextant_engine::analysis::executions::find_in_traces`)
+//! the experiment (`sextant_engine::session::executions::in_traces`)
 //! and derives the Comparison View (GANTT_CHART: executions superposed on a
 //! time axis relative to their start), the Time Perspective (duration
 //! against start, TREE_TIME_XY), the executions table, their statistics
@@ -29,15 +29,13 @@ use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
-use sextant_engine::analysis::executions::{
-    find_in_traces, find_in_traces_with, ExecutionAnalysis, Executions, Merged, Target,
-    TraceFailure,
-};
+use sextant_engine::analysis::executions::{Executions, Merged, Target};
+use sextant_engine::analysis::model::request::Request;
 use sextant_engine::analysis::model::{model_from_value, ExecutionModel};
-use sextant_engine::run::{Pass, RunError, Work};
-use sextant_engine::store::results::{
-    labelled, load_or_find, Key, Label, Source, StoredExecutions,
-};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::Work;
+use sextant_engine::session::executions::{in_traces, Label, Source, TraceFailure};
+use sextant_engine::session::{is_cancelled, Session};
 
 use crate::service::configs::Posted;
 use crate::service::params::{ErrorKind, Result, ServiceError};
@@ -94,14 +92,12 @@ impl Configuration for Found {
         };
         let label = label_of(exp, &self.configuration);
         for path in exp.paths() {
-            if let Some(store) = results.store_of(path) {
-                if let Err(e) = StoredExecutions::unlabel(&store, &model, &label) {
-                    eprintln!(
-                        "sextant: warning: {}: {} is still kept for later servers: {e}",
-                        path.display(),
-                        label.name
-                    );
-                }
+            if let Err(e) = results.session(path).unlabel(&model, &label) {
+                eprintln!(
+                    "sextant: warning: {}: {} is still kept for later servers: {e}",
+                    path.display(),
+                    label.name
+                );
             }
         }
     }
@@ -133,7 +129,14 @@ pub fn parse_model(v: &Value, at: &str) -> Result<ExecutionModel> {
 /// The model's executions in every trace of the experiment, merged in start
 /// order and numbered again; with the trace of each.
 pub fn find(e: &ExperimentEntry, target: &Target, work: &Work<'_>) -> Result<Merged> {
-    find_in_traces(&e.paths(), target, work).map_err(|f| failure(e, f))
+    let sessions: Vec<Session> = e
+        .paths()
+        .into_iter()
+        .map(|p| Session::open(p, OpenOptions::default(), None))
+        .collect();
+    in_traces(&sessions, &asked(target.clone()), None, work)
+        .map(|found| found.merged)
+        .map_err(|f| failure(e, f))
 }
 
 /// The same for a posted model, each trace's executions read from its store
@@ -145,39 +148,36 @@ fn find_stored(
     results: &Results,
     work: &Work<'_>,
 ) -> Result<Merged> {
+    let sessions: Vec<Session> = e.paths().into_iter().map(|p| results.session(p)).collect();
     let target = Target::Model(Box::new(model.clone()));
-    find_in_traces_with(&e.paths(), &target, work, |path, w| {
-        let store = results.store_of(path);
-        let (found, source, notes) = load_or_find(
-            store.as_ref(),
-            &Key::model(model),
-            false,
-            Some(label),
-            || {
-                let mut analysis = ExecutionAnalysis::new(target.clone());
-                let ran = Pass::new(&mut [&mut analysis]).read(path, w)?;
-                Ok::<_, RunError>(StoredExecutions {
-                    executions: analysis.into_executions(),
-                    summary: ran.summary,
-                    warnings: ran.warnings,
-                    labels: Vec::new(),
-                })
-            },
-        )?;
-        for n in notes {
-            eprintln!("sextant: warning: {}: {n}", path.display());
-        }
+    let found =
+        in_traces(&sessions, &asked(target), Some(label), work).map_err(|f| failure(e, f))?;
+    for (trace, n) in found.notes {
+        eprintln!(
+            "sextant: warning: {}: {n}",
+            sessions[trace].trace().display()
+        );
+    }
+    for source in found.sources {
         results.count(source);
-        Ok(found.executions)
-    })
-    .map_err(|f| failure(e, f))
+    }
+    Ok(found.merged)
+}
+
+/// A request for `target` as the service makes it: no preset, no `--tid`.
+fn asked(target: Target) -> Request {
+    Request {
+        target,
+        preset: None,
+        tids: Vec::new(),
+    }
 }
 
 fn failure(e: &ExperimentEntry, f: TraceFailure) -> ServiceError {
-    match f.error {
-        RunError::Cancelled => ServiceError::new(ErrorKind::Internal, "Cancelled", f.to_string()),
-        error => cannot_run(format!("{}: {error}", e.traces[f.trace].name)),
+    if is_cancelled(&f.error) {
+        return ServiceError::new(ErrorKind::Internal, "Cancelled", f.error.to_string());
     }
+    cannot_run(format!("{}: {}", e.traces[f.trace].name, f.error))
 }
 
 /// The id of the configuration named `name` in experiment `exp`: the same
@@ -211,21 +211,13 @@ fn restored(
     first: Executions,
     results: &Results,
 ) -> Option<Found> {
+    let target = Target::Model(Box::new(model.clone()));
+    let request = asked(target.clone());
     let mut kept = vec![first];
     for path in exp.paths().into_iter().skip(1) {
-        let stored =
-            StoredExecutions::load(&results.store_of(path)?, &Key::model(model), false).ok()??;
-        if !stored.labels.contains(&label) {
-            return None;
-        }
-        kept.push(stored.executions);
+        kept.push(results.session(path).kept_executions(&request, &label)?);
     }
-    let mut kept = kept.into_iter();
-    let target = Target::Model(Box::new(model.clone()));
-    let merged = find_in_traces_with(&exp.paths(), &target, &Work::none(), |_, _| {
-        Ok(kept.next().expect("one per trace"))
-    })
-    .ok()?;
+    let merged = Merged::of(&target, kept);
     for _ in &exp.traces {
         results.count(Source::Store);
     }
@@ -298,14 +290,13 @@ impl ConfigKind for ExecutionModels {
     /// The models posted to an experiment of this name, as every trace's
     /// store keeps them.
     fn restore(&self, exp: &ExperimentEntry, results: &Results) -> Vec<Arc<dyn Configuration>> {
-        let Some(store) = exp.paths().first().and_then(|p| results.store_of(p)) else {
+        let Some(first) = exp.paths().first().map(|p| results.session(p)) else {
             return Vec::new();
         };
-        labelled(&store, &exp.name)
+        first
+            .labelled(&exp.name)
             .into_iter()
-            .filter_map(|(model, label, first)| {
-                restored(exp, &model, label, first.executions, results)
-            })
+            .filter_map(|(model, label, first)| restored(exp, &model, label, first, results))
             .map(|f| Arc::new(f) as Arc<dyn Configuration>)
             .collect()
     }

@@ -4,7 +4,7 @@
 //! transitions, and a sparse checkpoint every `CHECKPOINT_EVERY` events from
 //! which the events table reads (`events.rs`) instead of keeping the events.
 //!
-//! The index is kept in the trace's store (`sextant_engine::store`, Arrow
+//! The index is kept in the trace's store (`crate::store`, Arrow
 //! files beside the trace or in the cache directory) when the service has
 //! one: opening the trace again reads it instead of passing over the trace.
 //! A stored index that cannot be used (trace changed, other version,
@@ -16,7 +16,7 @@
 //! read again, so that only the pages queries read are resident. While the
 //! pass runs, they are spilled in sorted runs to a scratch directory of the
 //! store and merged into mapped column files at its end
-//! (`sextant_engine::store::scratch`): the first open's memory grows with
+//! (`crate::store::scratch`): the first open's memory grows with
 //! the number of thread lives, not of intervals. Without a store (none
 //! given, or it could not be written) they stay in memory.
 
@@ -25,18 +25,18 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use sextant_engine::analysis::spill::{Runs, BUDGET};
-use sextant_engine::analysis::states::ThreadStates;
-pub use sextant_engine::analysis::states::{Interval, ThreadRow};
-pub use sextant_engine::analysis::thread_table::{Row, ThreadTable};
-use sextant_engine::event::{Event, ReadError};
-use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
-pub use sextant_engine::store::index::Checkpoint;
-use sextant_engine::store::index::Mappings;
-use sextant_engine::store::index::{Buckets, IndexTables, Statistics};
-use sextant_engine::store::scratch::{spilled_table, Scratch};
-use sextant_engine::store::{Places, TraceStore};
+use crate::analysis::spill::{Runs, BUDGET};
+use crate::analysis::states::ThreadStates;
+pub use crate::analysis::states::{Interval, ThreadRow};
+pub use crate::analysis::thread_table::{Row, ThreadTable};
+use crate::event::{Event, ReadError};
+use crate::kernel::model::KernelModel;
+use crate::run::{Flow, Pass, RunError, Tap, Work};
+pub use crate::store::index::Checkpoint;
+use crate::store::index::Mappings;
+use crate::store::index::{Buckets, IndexTables, Statistics};
+use crate::store::scratch::{spilled_table, Scratch};
+use crate::store::{Places, TraceStore};
 
 /// What an indexing thread reports while it runs (read without locking).
 #[derive(Debug)]
