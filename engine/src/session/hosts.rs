@@ -3,7 +3,7 @@
 //! ([`crate::hosts`] says how hosts are told apart), and put on the
 //! timeline `sextant sync` stored, when it did.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Error;
 use crate::analysis::executions::{Execution, Executions};
@@ -164,4 +164,17 @@ pub fn on_shared_timeline(
     Ok(Some(Ok(format!(
         "times of every host are on {reference}'s clock, as `sextant sync` found it; durations stay in each host's own clock"
     ))))
+}
+
+impl super::Session {
+    /// Keeps `sync` (what `sextant sync` found) in the trace's store, for
+    /// analyses of several hosts to use; the folder written, `None` when
+    /// stores are off.
+    pub fn keep_sync(&self, sync: &sync::Synchronization) -> Result<Option<PathBuf>, Error> {
+        let Some(places) = &self.places else {
+            return Ok(None);
+        };
+        let store = TraceStore::open(places, &self.trace)?;
+        Ok(Some(sync::stored::save(sync, &store)?))
+    }
 }

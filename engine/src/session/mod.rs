@@ -10,10 +10,16 @@ use crate::reader::OpenOptions;
 use crate::run::RunError;
 use crate::store::{Places, TraceStore};
 
+pub mod events;
 pub mod executions;
+pub mod explain;
 pub mod hosts;
 pub mod index;
+pub mod sequences;
 pub mod states;
+pub mod stored;
+pub mod tasks;
+pub mod viewport;
 
 /// Whatever stopped an answer, with its causes as `source()`s.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;

@@ -6,22 +6,18 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use serde_json::json;
 use sextant_engine::analysis::discovery::{
-    self, Budget, Collector, Cut, Distinct, Mined, Params, Pattern, Sequences, Threshold,
+    self, Budget, Cut, Distinct, Mined, Params, Pattern, Sequences, Threshold,
 };
 use sextant_engine::analysis::model::ThreadFilter;
-use sextant_engine::hosts::HostPick;
 use sextant_engine::kernel::vocabulary::canonical_event;
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::{Pass, Work};
-use sextant_engine::store::sequences::{self, Key};
-use sextant_engine::store::TraceStore;
+use sextant_engine::session::Session;
 
 use super::placement::StoreArgs;
 use super::progress;
@@ -178,64 +174,33 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     out.flush().context("writing to standard output")
 }
 
-/// The chosen threads' event sequences: from the trace's store when it
-/// keeps them for these threads, cap and options, else read in one pass and
-/// kept there (store problems are warnings, never failures); and where the
-/// time limit stopped the reading (those are not kept).
+/// The chosen threads' event sequences (`Session::sequences`), with what
+/// the store had to say printed.
 fn collect(
     req: &Request,
     filter: &ThreadFilter,
     budget: &Budget,
 ) -> anyhow::Result<(Sequences, Vec<String>, Option<Cut>)> {
-    let key = Key::new(filter, req.max_events, req.lenient);
+    let session = Session::open(
+        &req.trace,
+        OpenOptions {
+            lenient: req.lenient,
+            ..OpenOptions::default()
+        },
+        req.store.places(),
+    );
     let host = req.host.pick(&req.trace)?;
-    // The store is kept per trace folder: one host of several is not kept.
-    let store = match req.store.places() {
-        Some(places) if host == HostPick::Sole => TraceStore::open(&places, &req.trace).ok(),
-        _ => None,
-    };
-    if let Some(store) = &store {
-        match sequences::load(store, &key) {
-            Ok(Some((seqs, warnings))) => return Ok((seqs, warnings, None)),
-            Ok(None) => {}
-            Err(e) => eprintln!("sextant: warning: stored sequences not used: {e}"),
-        }
+    let collected = progress::shown("reading", |work| {
+        session.sequences(filter, req.max_events, host, budget, work)
+    })
+    .map_err(anyhow::Error::from_boxed)?;
+    for n in &collected.notes {
+        eprintln!("sextant: warning: {n}");
     }
-    let mut collector = Collector::new(filter.clone(), req.max_events);
-    let options = OpenOptions {
-        lenient: req.lenient,
-        host,
-        ..OpenOptions::default()
-    };
-    let mut stop = budget.tap();
-    let reached = AtomicU8::new(0);
-    let warnings = progress::shown("reading", |work| {
-        let progress = |p: u8| {
-            reached.store(p, Ordering::Relaxed);
-            (work.progress)(p)
-        };
-        let work = Work {
-            progress: &progress,
-            cancel: work.cancel,
-        };
-        Pass::new(&mut [&mut collector])
-            .options(options)
-            .tap(&mut stop)
-            .read(&req.trace, &work)
-    })?
-    .warnings;
-    let seqs = collector.into_sequences();
-    if stop.stopped() {
-        let percent = reached.load(Ordering::Relaxed);
-        return Ok((seqs, warnings, Some(Cut::Reading { percent })));
+    if let Some(dir) = &collected.kept {
+        eprintln!("sextant: the threads' events stored in {}", dir.display());
     }
-    if let Some(store) = &store {
-        match sequences::save(store, &key, &seqs, &warnings) {
-            Ok(dir) => eprintln!("sextant: the threads' events stored in {}", dir.display()),
-            Err(e) => eprintln!("sextant: warning: the sequences could not be stored: {e}"),
-        }
-    }
-    Ok((seqs, warnings, None))
+    Ok((collected.sequences, collected.warnings, collected.cut))
 }
 
 /// What is listed: the distinct patterns, or every maximal one (`--all`).

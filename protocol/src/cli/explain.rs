@@ -10,18 +10,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use serde::Serialize;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
-use sextant_engine::analysis::explain::{
-    self, explain_trace, pick, request_for, Explanation, Which,
-};
+use sextant_engine::analysis::explain::{self, pick, Explanation, Which};
 use sextant_engine::analysis::facilities::mq::MqState;
 use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::executions::Found;
+use sextant_engine::session::explain::{report, Around};
 use sextant_engine::session::Session;
 
 use super::analyze::{self, Timeline};
@@ -81,6 +79,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         lenient: req.lenient,
         ..OpenOptions::default()
     };
+    let session = Session::open(&req.trace, options, req.store.places());
     let Found {
         executions,
         ran,
@@ -88,12 +87,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         hosts,
         picks,
         ..
-    } = analyze::find(
-        &Session::open(&req.trace, options, req.store.places()),
-        &asked,
-        &req.host,
-        Timeline::EachHost,
-    )?;
+    } = analyze::find(&session, &asked, &req.host, Timeline::EachHost)?;
     if let Some(facts) = &facts {
         refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;
     }
@@ -108,20 +102,21 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let execution = pick(&executions, which).map_err(anyhow::Error::msg)?;
     // The second pass reads the execution's own host alone.
     let host = hosts.of(execution);
-    let options = OpenOptions {
-        host: picks[hosts.part(execution).unwrap_or(0)],
-        ..options
+    let around = Around {
+        cpus: (!req.cpus.is_empty()).then(|| req.cpus.clone()),
+        replay_ns: (req.replay_ms * 1e6) as i64,
     };
-    let request = request_for(
-        execution,
-        (!req.cpus.is_empty()).then(|| req.cpus.clone()),
-        (req.replay_ms * 1e6) as i64,
-    );
     let explanation = progress::shown("explaining", |work| {
-        explain_trace(&req.trace, options, &request, work)
+        session.explain(
+            execution,
+            picks[hosts.part(execution).unwrap_or(0)],
+            &around,
+            work,
+        )
     })
+    .map_err(anyhow::Error::from_boxed)
     .with_context(|| req.trace.display().to_string())?;
-    if let Some(cpus) = &request.cpus {
+    if let Some(cpus) = &around.cpus {
         warn_cpus_idle(cpus, &explanation);
     }
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
@@ -202,88 +197,9 @@ fn write_json(
     host: Option<&str>,
     e: &Explanation,
 ) -> anyhow::Result<()> {
-    #[derive(Serialize)]
-    struct Piece<'a> {
-        tid: i64,
-        comm: &'a str,
-        state: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        woken_by: Option<explain::graph::Context>,
-        #[serde(flatten)]
-        link: explain::path::Link,
-        start: i64,
-        end: i64,
-    }
-    #[derive(Serialize)]
-    struct Read {
-        events: u64,
-        decoded: u64,
-        start: Option<i64>,
-        end: i64,
-    }
-    #[derive(Serialize)]
-    struct Doc<'a> {
-        /// The execution's host, when the trace holds several.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        host: Option<&'a str>,
-        execution: &'a Execution,
-        prio: Option<i32>,
-        priority: String,
-        critical_path: Vec<Piece<'a>>,
-        complement: &'a [explain::complement::Held],
-        culprits: &'a [explain::complement::Culprit],
-        relations: &'a explain::relations::Relations,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        tie: Option<&'a [explain::relations::Edge]>,
-        facilities: &'a sextant_engine::analysis::facilities::Facilities,
-        diagnosis: String,
-        inversion: bool,
-        causes: Vec<explain::diagnosis::Ranked>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        contradictions: Vec<String>,
-        read: Read,
-    }
-    let tid = execution.end_tid;
-    let diagnosis = e.diagnosis(tid);
+    let diagnosis = e.diagnosis(execution.end_tid);
     warn_contradictions(&diagnosis);
-    let doc = Doc {
-        host,
-        execution,
-        prio: e.prio,
-        priority: e.graph.priority(tid, e.prio),
-        critical_path: e
-            .path
-            .iter()
-            .map(|p| Piece {
-                tid: p.tid,
-                comm: e.graph.comm(p.tid),
-                state: p.state.name(),
-                woken_by: match p.state {
-                    PathState::Blocked { woken_by } => woken_by,
-                    _ => None,
-                },
-                link: p.link,
-                start: p.start,
-                end: p.end,
-            })
-            .collect(),
-        complement: &e.complement.intervals,
-        culprits: &e.complement.culprits,
-        relations: &e.relations,
-        tie: e.tie.as_deref(),
-        facilities: &e.facilities,
-        diagnosis: diagnosis.text,
-        inversion: diagnosis.inversion,
-        causes: diagnosis.causes,
-        contradictions: diagnosis.contradictions,
-        read: Read {
-            events: e.pass.events,
-            decoded: e.pass.decoded,
-            start: e.pass.first_ts,
-            end: e.pass.last_ts,
-        },
-    };
-    serde_json::to_writer(&mut *out, &doc)?;
+    serde_json::to_writer(&mut *out, &report(execution, host, e, diagnosis))?;
     writeln!(out)?;
     Ok(())
 }

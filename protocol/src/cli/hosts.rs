@@ -27,10 +27,4 @@ impl HostArg {
     pub fn pick(&self, trace: &Path) -> anyhow::Result<HostPick> {
         hosts::pick(trace, self.named()).map_err(anyhow::Error::from_boxed)
     }
-
-    /// Each host to read on its own, with its name: the one named, else
-    /// all of them (a single host goes unnamed, as `Sole`).
-    pub fn each(&self, trace: &Path) -> anyhow::Result<Vec<(HostPick, String)>> {
-        hosts::each(trace, self.named()).map_err(anyhow::Error::from_boxed)
-    }
 }

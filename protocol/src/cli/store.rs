@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sextant_engine::store::{collect_cache_garbage, Placement, Places, TraceStore};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::{stored, Session};
+use sextant_engine::store::{Placement, Places};
 
 #[derive(clap::Args)]
 pub struct Request {
@@ -34,12 +36,14 @@ enum Action {
 
 pub fn run(req: Request) -> anyhow::Result<()> {
     let places = Places::new(req.cache_dir, Placement::default());
-    let open = |trace: &PathBuf| {
-        TraceStore::open(&places, trace).with_context(|| format!("reading {}", trace.display()))
-    };
+    let session =
+        |trace: &PathBuf| Session::open(trace, OpenOptions::default(), Some(places.clone()));
+    let reading = |trace: &PathBuf| format!("reading {}", trace.display());
     match req.action {
         Action::Ls { trace } => {
-            let units = open(&trace)?.units();
+            let units = session(&trace)
+                .stored_units()
+                .with_context(|| reading(&trace))?;
             if units.is_empty() {
                 println!("nothing stored for {}", trace.display());
             }
@@ -56,14 +60,17 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             }
         }
         Action::Rm { trace } => {
-            for dir in open(&trace)?.remove()? {
+            for dir in session(&trace)
+                .remove_stored()
+                .with_context(|| reading(&trace))?
+            {
                 println!("removed {}", dir.display());
             }
         }
         Action::Gc { trace } => {
             let removed = match trace {
-                Some(t) => open(&t)?.collect_garbage()?,
-                None => collect_cache_garbage(&places)
+                Some(t) => session(&t).collect_garbage().with_context(|| reading(&t))?,
+                None => stored::collect_garbage(&places)
                     .with_context(|| format!("cleaning {}", places.cache.display()))?,
             };
             for dir in &removed {

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use sextant_engine::store::TraceStore;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::Session;
 use sextant_engine::sync::{self, Correction, Synchronization};
 
 use super::placement::StoreArgs;
@@ -35,14 +36,13 @@ pub enum Format {
 pub fn run(req: Request) -> anyhow::Result<()> {
     let result = sync::synchronize(&req.traces)?;
     let mut stored = Vec::new();
-    if let Some(places) = req.store.places() {
-        for trace in &req.traces {
-            let store = TraceStore::open(&places, trace)
-                .with_context(|| format!("reading {}", trace.display()))?;
-            let dir = sync::stored::save(&result, &store)
-                .with_context(|| format!("storing the synchronisation of {}", trace.display()))?;
-            stored.push(dir);
-        }
+    for trace in &req.traces {
+        let session = Session::open(trace, OpenOptions::default(), req.store.places());
+        let kept = session
+            .keep_sync(&result)
+            .map_err(anyhow::Error::from_boxed)
+            .with_context(|| format!("storing the synchronisation of {}", trace.display()))?;
+        stored.extend(kept);
     }
     match req.format {
         Format::Json => {

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
-use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task, TaskCollector};
+use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task};
 use sextant_engine::duration::{self, human};
 use sextant_engine::export::executions::cpu_list;
 use sextant_engine::kernel::priority::{describe, describe_task};
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::{Pass, Ran};
+use sextant_engine::session::Session;
 
 use super::hosts::HostArg;
 use super::progress;
@@ -67,41 +67,6 @@ fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
             "--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"
         ),
     }
-}
-
-/// A task with its host's name when the trace has several.
-type HostTask = (Option<String>, Task);
-
-/// Each host's tasks, and the passes' warnings.
-fn find(req: &Request, options: &Options) -> anyhow::Result<(Vec<HostTask>, Vec<String>)> {
-    let each = req.host.each(&req.trace)?;
-    let several = each.len() > 1;
-    let (mut found, mut warnings) = (Vec::new(), Vec::new());
-    for (pick, name) in each {
-        let open = OpenOptions {
-            lenient: req.lenient,
-            jobs: req.jobs,
-            host: pick,
-        };
-        let mut collector = TaskCollector::default();
-        let Ran { warnings: w, .. } = progress::shown("finding tasks", |work| {
-            Pass::new(&mut [&mut collector])
-                .options(open)
-                .read(&req.trace, work)
-        })
-        .with_context(|| format!("reading {}", req.trace.display()))?;
-        let host = several.then(|| name.clone());
-        warnings.extend(w.into_iter().map(|w| match &host {
-            Some(h) => format!("{h}: {w}"),
-            None => w,
-        }));
-        found.extend(
-            tasks::tasks(collector, options)
-                .into_iter()
-                .map(|t| (host.clone(), t)),
-        );
-    }
-    Ok((found, warnings))
 }
 
 fn priority(t: &Task) -> String {
@@ -272,7 +237,20 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     } else {
         TasksFormat::Json
     });
-    let (found, warnings) = find(&req, &options)?;
+    let session = Session::open(
+        &req.trace,
+        OpenOptions {
+            lenient: req.lenient,
+            jobs: req.jobs,
+            ..OpenOptions::default()
+        },
+        None,
+    );
+    let (found, warnings) = progress::shown("finding tasks", |work| {
+        session.tasks(req.host.named(), &options, work)
+    })
+    .map_err(anyhow::Error::from_boxed)
+    .with_context(|| format!("reading {}", req.trace.display()))?;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }

@@ -21,9 +21,11 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 use sextant_engine::analysis::executions::Target;
-use sextant_engine::analysis::explain::{self, explain_trace, pick};
+use sextant_engine::analysis::explain::{self, pick};
+use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::RunError;
+use sextant_engine::session::Session;
 
 use super::executions;
 use super::params::{ErrorKind, Result, ServiceError};
@@ -119,8 +121,9 @@ impl ConfigKind for Explanations {
         }
         let (trace, req) = explained_range(c, &asked)?;
         let path = &c.exp.traces[trace].path;
-        let explanation =
-            explain_trace(path, OpenOptions::default(), &req, c.work).map_err(|e| match e {
+        let explanation = Session::open(path, OpenOptions::default(), None)
+            .explain_range(&req, HostPick::Sole, c.work)
+            .map_err(|e| match e {
                 RunError::Cancelled => {
                     ServiceError::new(ErrorKind::Internal, "Cancelled", e.to_string())
                 }

@@ -8,7 +8,9 @@ use std::path::Path;
 use serde_json::{json, Value};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::KernelModel;
-use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Flow, RunError, Tap, Work};
+use sextant_engine::session::Session;
 
 use super::draw::headers;
 use super::events::read_error;
@@ -59,9 +61,9 @@ fn count_in(path: &Path, from: i64, to: i64) -> Result<HashMap<String, u64>> {
             to,
             counts: HashMap::new(),
         };
-        let pass = Pass::new(&mut []).tap(&mut tap);
-        let pass = if seek { pass.from(from) } else { pass };
-        pass.read(path, &Work::none()).map(|_| tap.counts)
+        Session::open(path, OpenOptions::default(), None)
+            .read_events(seek.then_some(from), &mut [], &mut tap, &Work::none())
+            .map(|_| tap.counts)
     };
     read(true)
         .or_else(|e| match e {

@@ -25,7 +25,9 @@ use serde_json::{json, Value};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::{KEvent, KernelModel};
 use sextant_engine::kernel::pass::Analysis;
-use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Flow, RunError, Tap, Work};
+use sextant_engine::session::Session;
 use sextant_engine::value::{Scalar, Sink};
 use uuid::Uuid;
 
@@ -342,11 +344,12 @@ fn read_lines(
         shared: shared.clone(),
     };
     let mut analyses: [&mut dyn Analysis; 1] = [&mut attribution];
-    let mut pass = Pass::new(&mut analyses).tap(&mut lines);
-    if let Some(ts) = seek_to {
-        pass = pass.from(ts);
-    }
-    pass.read(path, &Work::none())?;
+    Session::open(path, OpenOptions::default(), None).read_events(
+        seek_to,
+        &mut analyses,
+        &mut lines,
+        &Work::none(),
+    )?;
     drop(lines);
     drop(attribution);
     Ok(Rc::try_unwrap(shared)
@@ -440,7 +443,12 @@ fn count_before(path: &Path, times: &[i64]) -> std::result::Result<Vec<u64>, Run
         counts: Vec::with_capacity(times.len()),
         seen: 0,
     };
-    Pass::new(&mut []).tap(&mut tap).read(path, &Work::none())?;
+    Session::open(path, OpenOptions::default(), None).read_events(
+        None,
+        &mut [],
+        &mut tap,
+        &Work::none(),
+    )?;
     let (mut counts, seen) = (tap.counts, tap.seen);
     counts.resize(times.len(), seen);
     Ok(counts)

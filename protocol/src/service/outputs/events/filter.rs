@@ -32,7 +32,9 @@ use lru::LruCache;
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass::Analysis;
-use sextant_engine::run::{Flow, Pass, RunError, Tap, Work};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Flow, RunError, Tap, Work};
+use sextant_engine::session::Session;
 use uuid::Uuid;
 
 use super::search::Search;
@@ -291,9 +293,12 @@ fn count_trace(
     }
     // Every event goes through the model: the pass looks at the cancel flag
     // and reports progress only then.
-    Pass::new(&mut analyses[..])
-        .tap(&mut counter)
-        .read(path, work)?;
+    Session::open(path, OpenOptions::default(), None).read_events(
+        None,
+        &mut analyses[..],
+        &mut counter,
+        work,
+    )?;
     counter.settle();
     let mut before = counter.before;
     before.resize(marks.len(), counter.matched);
