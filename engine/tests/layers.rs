@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("duration", 0),
     ("event", 0),
     ("jsonl", 0),
+    ("mapped", 0),
     // Readers of every format, the CTF writer's users, and opening a path.
     ("ctf", 1),
     ("ftrace", 1),

@@ -33,7 +33,6 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
 
 pub use error::TracedatError;
 pub use formats::EventFormat;
@@ -44,6 +43,7 @@ use bytes::{Bad, Endian};
 use pages::{CpuStream, Geometry, Record};
 
 use crate::event::{Event, EventSource, Loss, ReadError};
+use crate::mapped::Mapped;
 use crate::value::Sink;
 
 /// Whether `head` (the first bytes of a file) is a trace.dat.
@@ -71,7 +71,8 @@ pub struct Warnings {
 /// A reader of one trace.dat file: a cursor over its events in time order.
 pub struct TracedatReader {
     path: PathBuf,
-    map: Mmap,
+    /// Checked (`shrank`) for every record handed on.
+    map: Mapped,
     version: u32,
     endian: Endian,
     formats: Vec<EventFormat>,
@@ -96,9 +97,9 @@ impl TracedatReader {
     /// Opens a trace.dat: reads its metadata and the chunk tables of its CPUs.
     pub fn open(path: &Path) -> Result<TracedatReader, TracedatError> {
         let file = File::open(path).map_err(|e| TracedatError::io(path, e))?;
-        // SAFETY: the file is only read; like every reader of a mapped file,
-        // a trace truncated by another process while read is not supported.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TracedatError::io(path, e))?;
+        // Cut short under the map, the file reads as zeros from there on,
+        // which `pull` turns into an error.
+        let map = Mapped::map(&file, path).map_err(|e| TracedatError::io(path, e))?;
         let at = |b: Bad| TracedatError::at(path, b);
         let layout = header::parse(&map).map_err(at)?;
         let geo = Geometry {
@@ -191,6 +192,8 @@ impl TracedatReader {
     fn pull(&mut self, i: usize) -> Result<(), TracedatError> {
         let before = self.lost;
         let r = match self.streams[i].next(&self.map, &mut self.lost) {
+            // What was read may be zeros of a file cut short.
+            Ok(_) if self.map.shrank() => return Err(self.map.shrank_error().into()),
             Ok(r) => r,
             Err(b) => {
                 // This CPU is read no further; the others go on.
