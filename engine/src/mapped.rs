@@ -306,7 +306,8 @@ mod tests {
     use std::io::Write;
 
     fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("sextant-mapped-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("sextant-mapped-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join("f")
     }

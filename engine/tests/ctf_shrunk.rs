@@ -69,10 +69,13 @@ fn write_trace(name: &str) -> PathBuf {
     dir
 }
 
+/// (time, cpu, n) of each event handed on.
+type Seen = Vec<(i64, u32, u64)>;
+
 /// Reads each event's `n`; after `CUT_AFTER` events, cuts `file` short.
 struct Cutter {
     file: PathBuf,
-    seen: Vec<(i64, u32, u64)>,
+    seen: Seen,
 }
 
 impl Tap for Cutter {
@@ -94,7 +97,7 @@ impl Tap for Cutter {
     }
 }
 
-fn pass(dir: &Path, jobs: usize, lenient: bool) -> (Result<(), RunError>, Vec<(i64, u32, u64)>) {
+fn pass(dir: &Path, jobs: usize, lenient: bool) -> (Result<(), RunError>, Seen) {
     let mut cutter = Cutter {
         file: dir.join("cpu0"),
         seen: Vec::new(),
@@ -129,7 +132,10 @@ fn shrunk_while_read(name: &str, jobs: usize, lenient: bool) {
     assert!(seen.len() as u64 >= CUT_AFTER);
     let mut next = [0u64; 2];
     for &(t, cpu, n) in &seen {
-        assert_eq!((t, n), (ts(cpu as u64, next[cpu as usize]), next[cpu as usize]));
+        assert_eq!(
+            (t, n),
+            (ts(cpu as u64, next[cpu as usize]), next[cpu as usize])
+        );
         next[cpu as usize] += 1;
     }
     // cpu0 was not read to its end (its events past the cut are gone).

@@ -11,7 +11,6 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-
 use crate::mapped::Mapped;
 
 use super::error::BtfError;

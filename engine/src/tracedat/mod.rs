@@ -33,7 +33,6 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-
 pub use error::TracedatError;
 pub use formats::EventFormat;
 pub use header::MAGIC;
@@ -188,6 +187,15 @@ impl TracedatReader {
             .saturating_add(self.info.time_offset)
     }
 
+    /// The error for what did not decode: the file cut short under the
+    /// map when it was (what did not decode was zeros), else the damage.
+    fn bad(&self, b: Bad) -> TracedatError {
+        match self.map.shrank() {
+            true => self.map.shrank_error().into(),
+            false => TracedatError::at(&self.path, b),
+        }
+    }
+
     /// Takes the next record of stream `i` into the heap.
     fn pull(&mut self, i: usize) -> Result<(), TracedatError> {
         let before = self.lost;
@@ -198,7 +206,7 @@ impl TracedatReader {
             Err(b) => {
                 // This CPU is read no further; the others go on.
                 self.heads[i] = None;
-                return Err(TracedatError::at(&self.path, b));
+                return Err(self.bad(b));
             }
         };
         // A page flagged with lost events: they were lost between this
@@ -280,7 +288,7 @@ impl TracedatReader {
         for i in 0..self.streams.len() {
             let r = self.streams[i]
                 .seek(&self.map, raw, &mut self.lost)
-                .map_err(|b| TracedatError::at(&self.path, b))?;
+                .map_err(|b| self.bad(b))?;
             self.heads[i] = r;
             if let Some(r) = r {
                 self.heap.push(Reverse((self.ns(r.ts), i)));
