@@ -13,6 +13,7 @@ pub mod ftrace;
 pub mod hosts;
 pub mod jsonl;
 pub mod kernel;
+pub mod mapped;
 pub mod reader;
 pub mod run;
 pub mod session;

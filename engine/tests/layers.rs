@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("duration", 0),
     ("event", 0),
     ("jsonl", 0),
+    ("mapped", 0),
     // Readers of every format, the CTF writer's users, and opening a path.
     ("ctf", 1),
     ("ftrace", 1),
@@ -192,5 +193,34 @@ fn no_source_file_is_over_800_lines() {
         long.is_empty(),
         "source files over 800 lines:\n{}",
         long.join("\n")
+    );
+}
+
+#[test]
+fn every_file_mapping_is_a_mapped() {
+    // A file mapped elsewhere would end the process with SIGBUS when another
+    // process cuts it short: `mapped::Mapped` turns that into an error.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "../protocol/src"] {
+        sources(&root.join(dir), &mut files);
+    }
+    let own = root.join("src").join("mapped.rs");
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| **f != own) {
+        let text = fs::read_to_string(file).expect("reading a source file");
+        for (n, line) in shipped_lines(&text) {
+            if ["Mmap::map", "MmapOptions", "libc::mmap"]
+                .iter()
+                .any(|m| line.contains(m))
+            {
+                found.push(format!("{}:{n}: {}", file.display(), line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files mapped without mapped::Mapped:\n{}",
+        found.join("\n")
     );
 }

@@ -21,6 +21,9 @@ pub enum BtfError {
     /// Something wrong with the file as a whole (`path: message`).
     #[error("{}: {message}", path.display())]
     File { path: PathBuf, message: String },
+    /// The file was cut short while read (`mapped`).
+    #[error(transparent)]
+    Shrank(#[from] crate::mapped::Shrank),
 }
 
 impl BtfError {

@@ -11,7 +11,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
+use crate::mapped::Mapped;
 
 use super::error::BtfError;
 use super::header::{classify, Header, LineKind, Version};
@@ -87,7 +87,8 @@ struct Skipped {
 
 pub struct BtfReader {
     path: PathBuf,
-    data: Mmap,
+    /// Checked (`shrank`) for every line handed on.
+    data: Mapped,
     header: Header,
     options: Options,
     /// Start of the first row.
@@ -119,9 +120,9 @@ impl BtfReader {
                 message: "empty file: no BTF header and no rows".into(),
             });
         }
-        // SAFETY: the file is only read; like every reader of a mapped file,
-        // a trace truncated by another process while read is not supported.
-        let data = unsafe { Mmap::map(&file) }.map_err(|e| BtfError::io(path, e))?;
+        // Cut short under the map, the file reads as zeros from there on,
+        // which `next_line` turns into an error.
+        let data = Mapped::map(&file, path).map_err(|e| BtfError::io(path, e))?;
         let mut r = BtfReader {
             path: path.to_path_buf(),
             data,
@@ -370,7 +371,10 @@ impl BtfReader {
             }
             let rest = &self.data[start..];
             let window = &rest[..rest.len().min(MAX_LINE + 1)];
-            let end = match memchr::memchr(b'\n', window) {
+            let newline = memchr::memchr(b'\n', window);
+            // The line's bytes are read: zeros if the file was cut short.
+            self.data.check()?;
+            let end = match newline {
                 Some(i) => {
                     self.pos = start + i + 1;
                     start + i

@@ -31,6 +31,10 @@ pub enum CtfError {
         offset: u64,
         message: String,
     },
+    /// A stream file cut short while read (`mapped`): not the trace's
+    /// damage, so never skipped by `--lenient`.
+    #[error(transparent)]
+    Shrank(#[from] crate::mapped::Shrank),
 }
 
 impl CtfError {

@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use memmap2::{Mmap, UncheckedAdvice};
 
+use crate::mapped::Mapped;
+
 /// Gives back the pages of `range` of `map`, bytes of a finished packet:
 /// they stay in the page cache, but no longer count in this process's
 /// memory. Packets of a stream finish in file order, so the page shared with
@@ -42,14 +44,14 @@ impl Skim {
     const STEP: usize = 8 << 20;
 
     /// The pass has read everything before byte `to` that it will read.
-    pub(super) fn passed(&mut self, map: Option<&Mmap>, to: usize) {
+    pub(super) fn passed(&mut self, map: Option<&Mapped>, to: usize) {
         if to - self.released >= Self::STEP {
             self.passed_all(map, to);
         }
     }
 
     /// The same, and give back now what is left.
-    pub(super) fn passed_all(&mut self, map: Option<&Mmap>, to: usize) {
+    pub(super) fn passed_all(&mut self, map: Option<&Mapped>, to: usize) {
         if let Some(map) = map {
             release_pages(map, self.released..to);
         }

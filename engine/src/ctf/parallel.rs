@@ -20,7 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use memmap2::{Advice, Mmap};
+use memmap2::Advice;
+
+use crate::mapped::Mapped;
 
 use super::frame::{self, Framed, Stop};
 use super::layout::Layout;
@@ -32,7 +34,7 @@ const WINDOW: usize = 2;
 /// context beforehand.
 pub(super) struct Job {
     pub info: super::PacketInfo,
-    pub map: Arc<Mmap>,
+    pub map: Arc<Mapped>,
     pub layout: Arc<Layout>,
     pub stream_class: usize,
     /// The packet's bytes in the map.
@@ -103,7 +105,7 @@ struct Shared {
     spare: Mutex<Vec<Vec<Framed>>>,
     /// Finished packets whose pages the workers give back (`release_later`),
     /// so that the reading thread, the one that limits `--jobs`, does not.
-    releases: Mutex<Vec<(Arc<Mmap>, Range<usize>)>>,
+    releases: Mutex<Vec<(Arc<Mapped>, Range<usize>)>>,
     changed: Condvar,
     next_claim: AtomicUsize,
     window: usize,
@@ -229,7 +231,7 @@ const MOST_RELEASES: usize = 4;
 
 impl Pool {
     /// Has `range` of `map` (a finished packet) given back by a worker.
-    pub fn release_later(&self, map: &Arc<Mmap>, range: Range<usize>) {
+    pub fn release_later(&self, map: &Arc<Mapped>, range: Range<usize>) {
         let mut q = self.shared.lock_releases();
         q.push((Arc::clone(map), range));
         let too_many = q.len() > MOST_RELEASES;
@@ -241,7 +243,7 @@ impl Pool {
 }
 
 impl Shared {
-    fn lock_releases(&self) -> MutexGuard<'_, Vec<(Arc<Mmap>, Range<usize>)>> {
+    fn lock_releases(&self) -> MutexGuard<'_, Vec<(Arc<Mapped>, Range<usize>)>> {
         self.releases.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -13,8 +13,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use memmap2::{Advice, Mmap};
+use memmap2::Advice;
 
+use crate::mapped::Mapped;
 use crate::value::{Scalar, Sink};
 
 use super::decode::{self, Cursor, DecodeError, State};
@@ -58,7 +59,8 @@ pub struct StreamFile {
     layout: Arc<Layout>,
     trace: usize,
     /// The whole file (`None` when empty), shared with framing threads.
-    map: Option<Arc<Mmap>>,
+    /// Checked (`shrank`) before events framed from it are handed on.
+    map: Option<Arc<Mapped>>,
     /// Bytes of `map` that hold the current packet.
     data: Range<usize>,
     packet: PacketInfo,
@@ -131,12 +133,11 @@ impl StreamFile {
         let io = |e| CtfError::io(path, e);
         let file = File::open(path).map_err(io)?;
         let file_len = file.metadata().map_err(io)?.len();
-        // SAFETY: the mapping is read-only and private. Trace files are not
-        // written while read (a file truncated under us would fault, as it
-        // would for any reader of a file that shrinks: we accept that).
+        // A file truncated under the map reads as zeros from there on, and
+        // `shrank` makes that an error rather than events.
         let map = match file_len {
             0 => None,
-            _ => Some(Arc::new(unsafe { Mmap::map(&file) }.map_err(io)?)),
+            _ => Some(Arc::new(Mapped::map(&file, path).map_err(io)?)),
         };
         let slot_count = layout
             .streams
@@ -199,6 +200,11 @@ impl StreamFile {
     }
 
     fn data_error(&self, bit_in_packet: u64, message: impl Into<String>) -> CtfError {
+        // Bytes that do not decode because the file was cut short under
+        // the map are zeros, not the trace's damage: say what happened.
+        if let Some(e) = self.shrank() {
+            return e;
+        }
         CtfError::Data {
             path: self.path.clone(),
             offset: self.packet.offset + bit_in_packet / 8,
@@ -208,6 +214,14 @@ impl StreamFile {
 
     fn decode_error(&self, e: DecodeError) -> CtfError {
         self.data_error(e.bit, e.message)
+    }
+
+    /// The error to return instead of what was read, when the file shrank
+    /// under the map since it was opened (what was read may be zeros).
+    #[inline]
+    fn shrank(&self) -> Option<CtfError> {
+        let map = self.map.as_ref()?;
+        map.shrank().then(|| map.shrank_error().into())
     }
 
     // The cross-check's own walk over a packet (`crosscheck`, test machinery).
@@ -486,6 +500,9 @@ impl StreamFile {
                     return Ok(false);
                 }
             }
+            if let Some(e) = self.shrank() {
+                return Err(e);
+            }
             if !self.batch.is_empty() {
                 self.next = 1;
                 self.on_event = true;
@@ -679,7 +696,8 @@ impl<'s> EventRef<'s> {
                 let s = self.stream;
                 let mut cur = Cursor::new(s.bytes(), self.current.payload, s.packet.content_bits);
                 flat.decode(ty, &mut cur, sink)
-                    .map_err(|e| s.decode_error(e))
+                    .map_err(|e| s.decode_error(e))?;
+                s.shrank().map_or(Ok(()), Err)
             }
             _ => self.visit(self.class.payload.as_ref(), self.current.payload, sink),
         }
@@ -727,7 +745,9 @@ impl<'s> EventRef<'s> {
             event_id: None,
             clock: self.current.cycles,
         };
-        decode::walk(ty, None, &mut cur, &mut st, sink).map_err(|e| s.decode_error(e))
+        decode::walk(ty, None, &mut cur, &mut st, sink).map_err(|e| s.decode_error(e))?;
+        // The payload's pages may have gone since the packet was framed.
+        s.shrank().map_or(Ok(()), Err)
     }
 }
 

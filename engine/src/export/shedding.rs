@@ -10,7 +10,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use memmap2::{Mmap, UncheckedAdvice};
+use memmap2::UncheckedAdvice;
+
+use crate::mapped::Mapped;
 
 /// Bytes written between two checks for pages to give back.
 const CHUNK: usize = 8 << 20;
@@ -19,7 +21,7 @@ const CHUNK: usize = 8 << 20;
 /// pages it has written from this process's memory.
 pub struct Shedding {
     pub file: File,
-    pub maps: Vec<Arc<Mmap>>,
+    pub maps: Vec<Arc<Mapped>>,
 }
 
 impl Write for Shedding {
@@ -33,6 +35,9 @@ impl Write for Shedding {
         for m in &self.maps {
             let base = m.as_ptr() as usize;
             if lo >= base && hi <= base + m.len() {
+                // Zeros of a file cut short under the map were written:
+                // the write fails, naming the file.
+                m.check().map_err(io::Error::other)?;
                 // SAFETY: the mapping is of a read-only file that nothing
                 // writes while it is mapped: dropped pages read back as the
                 // same bytes, from the page cache or the file.

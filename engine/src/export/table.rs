@@ -64,7 +64,7 @@ impl TableFile {
         path: &Path,
         format: Format,
         schema: SchemaRef,
-        maps: Vec<Arc<memmap2::Mmap>>,
+        maps: Vec<Arc<crate::mapped::Mapped>>,
     ) -> Result<Self, ExportError> {
         let temporary = temporary_name(path);
         let file = File::create(&temporary).map_err(|source| ExportError::Io {

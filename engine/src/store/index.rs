@@ -12,13 +12,13 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
 use crate::analysis::thread_table::{IntervalColumns, Level, Life, ThreadTable, COUNTED};
 use crate::export::ExportError;
+use crate::mapped::Mapped;
 
 /// The unit's directory name in a trace's store.
 pub const UNIT: &str = "index";
@@ -26,7 +26,7 @@ pub const UNIT: &str = "index";
 /// The mapped scratch files (`scratch.rs`) an index's interval columns are, whose pages
 /// the store's writer gives back as it copies them (`IndexTables::save_shedding`).
 #[derive(Debug, Default)]
-pub struct Mappings(pub(crate) Vec<Arc<Mmap>>);
+pub struct Mappings(pub(crate) Vec<Arc<Mapped>>);
 
 /// Where to resume reading at one event number: seeking to `ts` yields the
 /// first event at that time, `skip` events before it.

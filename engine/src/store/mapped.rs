@@ -4,17 +4,20 @@
 //!
 //! sextant never changes a stored file once written (units are replaced by
 //! renaming new files into place), so a mapping stays valid while a unit is
-//! replaced. A file cut short by hand under a running server is not
-//! survivable: the kernel ends a read beyond the end with SIGBUS.
+//! replaced. A file cut short by another process under a running server
+//! reads as zeros from there on instead of ending it (`crate::mapped`).
 
 use std::fs::File;
 use std::io::Read;
+use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::convert::try_fb_to_schema;
 use arrow_ipc::reader::{read_footer_length, FileDecoder};
 use arrow_ipc::root_as_footer;
+
+use crate::mapped::Mapped;
 
 /// The size and FNV-1a checksum over 64-bit words (the tail byte by byte)
 /// of `file`'s bytes, read in order (the page cache holds them, not this
@@ -49,14 +52,12 @@ pub fn checksum(mut file: &File) -> std::io::Result<(u64, String)> {
     }
 }
 
-/// `file`'s bytes, mapped.
-pub fn map(file: &File) -> std::io::Result<Buffer> {
+/// `file`'s bytes (opened from `path`), mapped.
+pub fn map(file: &File, path: &Path) -> std::io::Result<Buffer> {
     if file.metadata()?.len() == 0 {
         return Ok(Buffer::from_vec(Vec::<u8>::new()));
     }
-    // SAFETY: stored files are never written once in place (see the
-    // module's comment); the mapping is read-only.
-    let map = unsafe { memmap2::Mmap::map(file)? };
+    let map = Mapped::map(file, path)?;
     Ok(Buffer::from(bytes::Bytes::from_owner(map)))
 }
 
@@ -126,7 +127,7 @@ mod tests {
         let (size2, sum2) = checksum(&File::open(&path).unwrap()).unwrap();
         assert_eq!(size2, short.len() as u64);
         assert_ne!(sum, sum2);
-        let mapped = map(&File::open(&path).unwrap()).unwrap();
+        let mapped = map(&File::open(&path).unwrap(), &path).unwrap();
         assert_eq!(mapped.as_slice(), short);
         assert!(batches(&mapped).is_err(), "not an Arrow file");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -19,12 +19,12 @@ use std::sync::Arc;
 
 use arrow_array::{Int64Array, UInt8Array};
 use arrow_buffer::{Buffer, ScalarBuffer};
-use memmap2::Mmap;
 
 use super::index::{Mappings, UNIT};
 use super::{manage, unit, TraceStore};
 use crate::analysis::states::Spilled;
 use crate::analysis::thread_table::{code, IntervalColumns, LevelOne, Life, ThreadTable};
+use crate::mapped::Mapped;
 
 /// A scratch directory, removed with everything in it when dropped.
 #[derive(Debug)]
@@ -134,9 +134,9 @@ pub fn spilled_table(spilled: &Spilled, scratch: &Scratch) -> io::Result<(Thread
         if len == 0 {
             return Ok(Buffer::from_vec(Vec::<u8>::new()));
         }
-        // SAFETY: the scratch files are written above and never again; the
-        // mapping is read-only.
-        let map = Arc::new(unsafe { Mmap::map(&f) }.map_err(|e| with_path(path, e))?);
+        // Written above and never again; cut short by another process, it
+        // is the store's writer (`Shedding`) that says so.
+        let map = Arc::new(Mapped::map(&f, path).map_err(|e| with_path(path, e))?);
         maps.push(map.clone());
         Ok(Buffer::from(bytes::Bytes::from_owner(Shared(map))))
     };
@@ -151,11 +151,11 @@ pub fn spilled_table(spilled: &Spilled, scratch: &Scratch) -> io::Result<(Thread
 
 /// A mapping shared by a column's buffer and the list of mappings whose
 /// pages the writer gives back.
-struct Shared(Arc<Mmap>);
+struct Shared(Arc<Mapped>);
 
 impl AsRef<[u8]> for Shared {
     fn as_ref(&self) -> &[u8] {
-        &self.0
+        (*self.0).as_ref()
     }
 }
 

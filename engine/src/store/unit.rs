@@ -9,11 +9,11 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
-use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 
 use super::{mapped, TraceIdentity, TraceStore, FORMAT_VERSION};
 use crate::export::{ExportError, Format, TableFile};
+use crate::mapped::Mapped;
 
 const MANIFEST: &str = "manifest.json";
 
@@ -65,7 +65,7 @@ pub(crate) struct Table {
     pub batches: Vec<RecordBatch>,
     /// Mapped files the batches' arrays are slices of, whose pages are
     /// given back as they are written (`export::shedding`).
-    pub maps: Vec<Arc<Mmap>>,
+    pub maps: Vec<Arc<Mapped>>,
 }
 
 /// A stored unit found usable: its files checked and mapped (a concurrent
@@ -255,7 +255,7 @@ fn check(dir: &Path, manifest: &[u8], identity: &TraceIdentity) -> Result<Found,
                 reason: "its checksum does not match the manifest's".to_string(),
             });
         }
-        let bytes = mapped::map(&file).map_err(unreadable)?;
+        let bytes = mapped::map(&file, &path).map_err(unreadable)?;
         files.insert(stamp.name, bytes);
     }
     Ok(Found {

@@ -18,6 +18,9 @@ pub enum TracedatError {
         offset: u64,
         message: String,
     },
+    /// The file was cut short while read (`mapped`).
+    #[error(transparent)]
+    Shrank(#[from] crate::mapped::Shrank),
 }
 
 impl TracedatError {

@@ -33,8 +33,6 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
-
 pub use error::TracedatError;
 pub use formats::EventFormat;
 pub use header::MAGIC;
@@ -44,6 +42,7 @@ use bytes::{Bad, Endian};
 use pages::{CpuStream, Geometry, Record};
 
 use crate::event::{Event, EventSource, Loss, ReadError};
+use crate::mapped::Mapped;
 use crate::value::Sink;
 
 /// Whether `head` (the first bytes of a file) is a trace.dat.
@@ -71,7 +70,8 @@ pub struct Warnings {
 /// A reader of one trace.dat file: a cursor over its events in time order.
 pub struct TracedatReader {
     path: PathBuf,
-    map: Mmap,
+    /// Checked (`shrank`) for every record handed on.
+    map: Mapped,
     version: u32,
     endian: Endian,
     formats: Vec<EventFormat>,
@@ -96,9 +96,9 @@ impl TracedatReader {
     /// Opens a trace.dat: reads its metadata and the chunk tables of its CPUs.
     pub fn open(path: &Path) -> Result<TracedatReader, TracedatError> {
         let file = File::open(path).map_err(|e| TracedatError::io(path, e))?;
-        // SAFETY: the file is only read; like every reader of a mapped file,
-        // a trace truncated by another process while read is not supported.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| TracedatError::io(path, e))?;
+        // Cut short under the map, the file reads as zeros from there on,
+        // which `pull` turns into an error.
+        let map = Mapped::map(&file, path).map_err(|e| TracedatError::io(path, e))?;
         let at = |b: Bad| TracedatError::at(path, b);
         let layout = header::parse(&map).map_err(at)?;
         let geo = Geometry {
@@ -187,15 +187,26 @@ impl TracedatReader {
             .saturating_add(self.info.time_offset)
     }
 
+    /// The error for what did not decode: the file cut short under the
+    /// map when it was (what did not decode was zeros), else the damage.
+    fn bad(&self, b: Bad) -> TracedatError {
+        match self.map.shrank() {
+            true => self.map.shrank_error().into(),
+            false => TracedatError::at(&self.path, b),
+        }
+    }
+
     /// Takes the next record of stream `i` into the heap.
     fn pull(&mut self, i: usize) -> Result<(), TracedatError> {
         let before = self.lost;
         let r = match self.streams[i].next(&self.map, &mut self.lost) {
+            // What was read may be zeros of a file cut short.
+            Ok(_) if self.map.shrank() => return Err(self.map.shrank_error().into()),
             Ok(r) => r,
             Err(b) => {
                 // This CPU is read no further; the others go on.
                 self.heads[i] = None;
-                return Err(TracedatError::at(&self.path, b));
+                return Err(self.bad(b));
             }
         };
         // A page flagged with lost events: they were lost between this
@@ -277,7 +288,7 @@ impl TracedatReader {
         for i in 0..self.streams.len() {
             let r = self.streams[i]
                 .seek(&self.map, raw, &mut self.lost)
-                .map_err(|b| TracedatError::at(&self.path, b))?;
+                .map_err(|b| self.bad(b))?;
             self.heads[i] = r;
             if let Some(r) = r {
                 self.heap.push(Reverse((self.ns(r.ts), i)));
