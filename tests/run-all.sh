@@ -25,6 +25,16 @@ if ! command -v trace-cmd >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq trace-cmd >/dev/null
 fi
 
+# The shells whose completion scripts protocol/tests/shell.rs runs (bash is
+# always there), and man to render the man page.
+if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v man >/dev/null; then
+    echo "== installing zsh, fish and man (completion and man page tests)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq zsh fish man-db >/dev/null
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
