@@ -1,0 +1,29 @@
+"""Type stubs of the public API (sextant/__init__.py)."""
+
+from os import PathLike
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import pyarrow
+
+from .errors import ModelError as ModelError, SextantError as SextantError, TraceError as TraceError
+
+_Path = Union[str, PathLike[str]]
+Model = Union[Dict[str, Any], _Path]
+Progress = Union[None, bool, Callable[[int], Any]]
+
+def presets() -> Dict[str, str]: ...
+def open(path_or_paths: Union[_Path, Sequence[_Path]], *, lenient: bool = False) -> Session: ...
+
+class Session:
+    paths: List[str]
+    warnings: List[str]
+    def executions(
+        self,
+        model_or_preset: Model,
+        *,
+        tids: Sequence[int] = ...,
+        process: Optional[str] = None,
+        progress: Progress = None,
+    ) -> pyarrow.Table: ...
+    def events(self, *, progress: Progress = None) -> pyarrow.Table: ...
+    def thread_states(self, *, progress: Progress = None) -> pyarrow.Table: ...

@@ -1,0 +1,206 @@
+//! The tables a session offers, each from the engine's own pass and its
+//! export schema (`schemas/exports.md`): executions of a model or preset,
+//! thread state intervals, events.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::RecordBatch;
+use pyo3::prelude::*;
+use sextant_engine::analysis::executions::Target;
+use sextant_engine::analysis::model::request::{self, FindError, Request};
+use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::analysis::states::ThreadStates;
+use sextant_engine::export::{self, ExportError, Format, TableFile};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::run::{Pass, RunError};
+
+use crate::errors::{model_error, trace_error};
+use crate::stream::Stream;
+use crate::work::detached;
+
+/// Every preset: its name and what it measures, as the engine says it.
+#[pyfunction]
+pub fn presets() -> Vec<(&'static str, &'static str)> {
+    Preset::all().to_vec()
+}
+
+/// The executions of a model (its JSON text) or of a preset (with its
+/// threads: `tids`, `process`) in the trace at `trace`, in the order found,
+/// with the columns of `sextant export --model` (times in ns).
+#[pyfunction]
+#[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, lenient = false, progress = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+pub fn executions(
+    py: Python<'_>,
+    trace: PathBuf,
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: Vec<i64>,
+    process: Option<&str>,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let asked = request(model, preset, tids, process)?;
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let found = detached(py, progress, |work| {
+        request::find(&trace, options, &asked, work)
+    })?;
+    let found = found.map_err(|e| match e {
+        FindError::UnknownThreads(message) => model_error(message),
+        FindError::Run(e) => run_error(e, &trace),
+    })?;
+    let rows: Vec<_> = found.executions.executions.iter().collect();
+    let batch = export::executions::table(&found.executions, &rows, None)
+        .map_err(|e| trace_error(format!("building the executions table: {e}"), &name(&trace)))?;
+    Ok((Stream::new(batch.schema(), vec![batch]), found.ran.warnings))
+}
+
+/// Every event of the trace: time, name, CPU, thread, payload as JSON.
+#[pyfunction]
+#[pyo3(signature = (trace, lenient = false, progress = None))]
+pub fn events(
+    py: Python<'_>,
+    trace: PathBuf,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let (batches, warnings) = detached(py, progress, |work| {
+        through_file(export::events::schema(), |file| {
+            export::events::write(&trace, options, file, work).map(|ran| ran.warnings)
+        })
+    })?
+    .map_err(|e| export_error(e, &trace))?;
+    Ok((Stream::new(export::events::schema(), batches), warnings))
+}
+
+/// Every thread's state intervals, thread by thread in time order.
+#[pyfunction]
+#[pyo3(signature = (trace, lenient = false, progress = None))]
+pub fn thread_states(
+    py: Python<'_>,
+    trace: PathBuf,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let (batches, warnings) = detached(py, progress, |work| {
+        let mut states = ThreadStates::default();
+        let ran = Pass::new(&mut [&mut states])
+            .options(options)
+            .read(&trace, work)?;
+        let rows = states.into_rows();
+        through_file(export::states::schema(), |file| {
+            export::states::write(&rows, file).map(|_| ran.warnings)
+        })
+    })?
+    .map_err(|e| export_error(e, &trace))?;
+    Ok((Stream::new(export::states::schema(), batches), warnings))
+}
+
+/// What to find, as `sextant analyze` is asked it: a model's JSON, or a
+/// preset on the threads chosen by id and by name.
+fn request(
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: Vec<i64>,
+    process: Option<&str>,
+) -> PyResult<Request> {
+    match (model, preset) {
+        (Some(json), None) => {
+            if !tids.is_empty() || process.is_some() {
+                return Err(model_error(
+                    "tids and process go with a preset; a model says its threads in `threads`",
+                ));
+            }
+            let model = parse_model(json).map_err(model_error)?;
+            Ok(Request {
+                target: Target::Model(Box::new(model)),
+                preset: None,
+                tids,
+            })
+        }
+        (None, Some(name)) => {
+            let preset: Preset = name.parse().map_err(model_error)?;
+            let process = process.map(regex::Regex::new).transpose().map_err(|e| {
+                model_error(format!("process is not a valid regular expression: {e}"))
+            })?;
+            let threads = ThreadFilter {
+                tids: (!tids.is_empty()).then(|| tids.iter().copied().collect()),
+                process,
+            };
+            let target = match preset.model(threads.clone()) {
+                Some(model) => Target::Model(Box::new(model)),
+                None => Target::States(preset, threads),
+            };
+            Ok(Request {
+                target,
+                preset: Some(preset),
+                tids,
+            })
+        }
+        _ => Err(model_error("give exactly one of a model and a preset")),
+    }
+}
+
+/// The batches an engine writer writes into a table file.
+// The engine's event and state writers write only into a `TableFile`:
+// they write an Arrow IPC file in the temp directory, read back here.
+// An engine writer handing batches to a closure would save this copy.
+fn through_file<T>(
+    schema: arrow_schema::SchemaRef,
+    write: impl FnOnce(&mut TableFile) -> Result<T, ExportError>,
+) -> Result<(Vec<RecordBatch>, T), ExportError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "sextant-python-{}-{}.arrow",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut file = TableFile::create(&path, Format::Arrow, schema)?;
+    let written = write(&mut file).and_then(|out| file.finish().map(|()| out));
+    let read = written.and_then(|out| read_batches(&path).map(|batches| (batches, out)));
+    let _ = std::fs::remove_file(&path);
+    read
+}
+
+fn read_batches(path: &Path) -> Result<Vec<RecordBatch>, ExportError> {
+    let arrow = |source| ExportError::Arrow {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = File::open(path).map_err(|source| ExportError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    arrow_ipc::reader::FileReader::try_new(file, None)
+        .map_err(arrow)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(arrow)
+}
+
+fn name(trace: &Path) -> String {
+    trace.display().to_string()
+}
+
+fn run_error(e: RunError, trace: &Path) -> PyErr {
+    trace_error(e, &name(trace))
+}
+
+fn export_error(e: ExportError, trace: &Path) -> PyErr {
+    match e {
+        ExportError::Run(e) => run_error(e, trace),
+        e => trace_error(e, &name(trace)),
+    }
+}
