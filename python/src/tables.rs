@@ -1,6 +1,6 @@
-//! The tables a session offers, each from the engine's own pass and its
-//! export schema (`schemas/exports.md`): executions of a model or preset,
-//! thread state intervals, events.
+//! The tables a session offers, each the engine's answer (`engine::session`)
+//! in its export schema (`schemas/exports.md`): executions of a model or
+//! preset, thread state intervals, events.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use arrow_array::RecordBatch;
 use pyo3::prelude::*;
 use sextant_engine::analysis::executions::Target;
-use sextant_engine::analysis::model::request::{self, FindError, Request};
+use sextant_engine::analysis::model::request::{FindError, Request};
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
-use sextant_engine::analysis::states::ThreadStates;
 use sextant_engine::export::{self, ExportError, Format, TableFile};
+use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::{Pass, RunError};
+use sextant_engine::session::{self, Session};
 
 use crate::errors::{model_error, trace_error};
 use crate::stream::Stream;
@@ -28,7 +28,9 @@ pub fn presets() -> Vec<(&'static str, &'static str)> {
 
 /// The executions of a model (its JSON text) or of a preset (with its
 /// threads: `tids`, `process`) in the trace at `trace`, in the order found,
-/// with the columns of `sextant export --model` (times in ns).
+/// with the columns of `sextant export --model` (times in ns): of a folder
+/// of several hosts, every host's, with a `host` column, as export writes
+/// them. Nothing is stored (as `--no-store`).
 #[pyfunction]
 #[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, lenient = false, progress = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
@@ -47,15 +49,16 @@ pub fn executions(
         lenient,
         ..OpenOptions::default()
     };
-    let found = detached(py, progress, |work| {
-        request::find(&trace, options, &asked, work)
-    })?;
-    let found = found.map_err(|e| match e {
-        FindError::UnknownThreads(message) => model_error(message),
-        FindError::Run(e) => run_error(e, &trace),
-    })?;
+    let session = Session::open(&trace, options, None);
+    let found = detached(py, progress, |work| session.executions(&asked, None, work))?
+        .map_err(|e| session_error(e, &trace))?;
     let rows: Vec<_> = found.executions.executions.iter().collect();
-    let batch = export::executions::table(&found.executions, &rows, None)
+    let hosts: Option<Vec<&str>> = (found.hosts.names.len() > 1).then(|| {
+        rows.iter()
+            .map(|e| found.hosts.of(e).unwrap_or_default())
+            .collect()
+    });
+    let batch = export::executions::table(&found.executions, &rows, hosts.as_deref())
         .map_err(|e| trace_error(format!("building the executions table: {e}"), &name(&trace)))?;
     Ok((Stream::new(batch.schema(), vec![batch]), found.ran.warnings))
 }
@@ -95,16 +98,14 @@ pub fn thread_states(
         lenient,
         ..OpenOptions::default()
     };
-    let (batches, warnings) = detached(py, progress, |work| {
-        let mut states = ThreadStates::default();
-        let ran = Pass::new(&mut [&mut states])
-            .options(options)
-            .read(&trace, work)?;
-        let rows = states.into_rows();
-        through_file(export::states::schema(), |file| {
-            export::states::write(&rows, file).map(|_| ran.warnings)
-        })
+    let session = Session::open(&trace, options, None);
+    let (rows, ran) = detached(py, progress, |work| {
+        session.thread_states(HostPick::Sole, work)
     })?
+    .map_err(|e| session_error(e, &trace))?;
+    let (batches, warnings) = through_file(export::states::schema(), |file| {
+        export::states::write(&rows, file).map(|_| ran.warnings)
+    })
     .map_err(|e| export_error(e, &trace))?;
     Ok((Stream::new(export::states::schema(), batches), warnings))
 }
@@ -194,13 +195,21 @@ fn name(trace: &Path) -> String {
     trace.display().to_string()
 }
 
-fn run_error(e: RunError, trace: &Path) -> PyErr {
-    trace_error(e, &name(trace))
+/// The session's error as the command line prints it (each cause after a
+/// colon); a `--tid` the trace lacks is the request's fault, not the trace's.
+fn session_error(e: session::Error, trace: &Path) -> PyErr {
+    if let Some(FindError::UnknownThreads(message)) = e.downcast_ref::<FindError>() {
+        return model_error(message);
+    }
+    let mut message = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        message = format!("{message}: {c}");
+        cause = c.source();
+    }
+    trace_error(message, &name(trace))
 }
 
 fn export_error(e: ExportError, trace: &Path) -> PyErr {
-    match e {
-        ExportError::Run(e) => run_error(e, trace),
-        e => trace_error(e, &name(trace)),
-    }
+    trace_error(e, &name(trace))
 }
