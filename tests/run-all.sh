@@ -120,7 +120,8 @@ except Exception:
     ok, bad = 0, 1
 if bad == 0 and int(sys.argv[2]) != 0:
     bad = 1
-print(f"test result: {\"ok\" if bad == 0 else \"FAILED\"}. {ok} passed; {bad} failed (python/tests)")' "$junit" "$py_pkg_rc" >> "$log"
+word = "ok" if bad == 0 else "FAILED"
+print(f"test result: {word}. {ok} passed; {bad} failed (python/tests)")' "$junit" "$py_pkg_rc" >> "$log"
 tail -n 1 "$log"
 rm -f "$junit"
 # Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
