@@ -111,6 +111,103 @@ class Session:
         thread_end, start, end, state``."""
         return self._table(lambda path, cb: _native.thread_states(path, lenient=self._lenient, progress=cb), progress)
 
+    def explain(
+        self,
+        model_or_preset: Model,
+        *,
+        execution: Optional[int] = None,
+        longest: bool = False,
+        tids: Sequence[int] = (),
+        process: Optional[str] = None,
+        cpus: Optional[Sequence[int]] = None,
+        replay_ms: float = 100.0,
+        progress: Progress = None,
+    ) -> Dict[str, Any]:
+        """Why one execution was late: the document ``sextant explain
+        --format json`` writes (critical path, who ran while it waited, the
+        priority inversions, related threads, kernel facilities, causes and
+        diagnosis), as a dict.
+
+        Give ``execution`` (its index, as :meth:`executions` lists them) or
+        ``longest=True``. ``cpus`` keeps only those CPUs' threads in who ran;
+        ``replay_ms`` is read before the execution so each thread's state is
+        known at its start. Of a folder of several hosts, the executions are
+        each host's, merged in start order (as explain numbers them). One
+        trace only.
+        """
+        if (execution is None) == (not longest):
+            raise ValueError("explain: give exactly one of execution=K and longest=True")
+        path = self._one("explain")
+        model, preset = _model_or_preset(model_or_preset)
+        self.warnings = []
+        with _progress(progress, path) as cb:
+            text, said = _native.explain(
+                path,
+                model=model,
+                preset=preset,
+                tids=list(tids),
+                process=process,
+                execution=execution,
+                cpus=None if cpus is None else list(cpus),
+                replay_ms=replay_ms,
+                lenient=self._lenient,
+                progress=cb,
+            )
+        self._warn(said)
+        return json.loads(text)
+
+    def tasks(
+        self,
+        *,
+        min_jobs: int = 10,
+        deadline: Union[None, float, int] = None,
+        progress: Progress = None,
+    ) -> pyarrow.Table:
+        """The trace's periodic and sporadic tasks, found by themselves: one
+        row per task, with the keys of ``sextant tasks --format json``'s
+        tasks as columns (``host`` null for a single host), but
+        ``released_by`` and ``policy``, the command line's own words.
+        ``model`` is the task's execution model as JSON text (``json.loads``
+        it, or give the dict to :meth:`executions`). ``deadline`` is a share
+        of the period (a float: 0.8) or a time in ns (an int); by default
+        the period.
+        """
+        if isinstance(deadline, bool):
+            raise TypeError("tasks: deadline is a float (share of the period) or an int (ns)")
+        ratio = deadline if isinstance(deadline, float) else None
+        ns = deadline if isinstance(deadline, int) else None
+        tables = []
+        self.warnings = []
+        for path in self.paths:
+            with _progress(progress, path) as cb:
+                text, said = _native.tasks(
+                    path,
+                    min_jobs=min_jobs,
+                    deadline_ratio=ratio,
+                    deadline_ns=ns,
+                    lenient=self._lenient,
+                    progress=cb,
+                )
+            self._warn(said)
+            table = pyarrow.Table.from_pylist(json.loads(text), schema=_TASKS)
+            if self._several:
+                table = table.append_column(
+                    pyarrow.field("trace", pyarrow.string(), nullable=False),
+                    pyarrow.array([path] * table.num_rows, pyarrow.string()),
+                )
+            tables.append(table)
+        return tables[0] if len(tables) == 1 else pyarrow.concat_tables(tables)
+
+    def _one(self, what: str) -> str:
+        if self._several:
+            raise ValueError(f"{what}: open one trace (sextant.open(path)), not a list")
+        return self.paths[0]
+
+    def _warn(self, said: List[str]) -> None:
+        for w in said:
+            warnings.warn(w, stacklevel=4)
+        self.warnings.extend(said)
+
     def _table(self, read, progress: Progress) -> pyarrow.Table:
         tables = []
         self.warnings = []
@@ -173,3 +270,45 @@ class _progress:
             self.bar.close()
         return False
 
+
+_PERCENTILES = pyarrow.struct([("p50", pyarrow.int64()), ("p99", pyarrow.int64()), ("max", pyarrow.int64())])
+
+#: The columns of :meth:`Session.tasks` (times in ns).
+_TASKS = pyarrow.schema(
+    [
+        ("host", pyarrow.string()),
+        ("tid", pyarrow.int64()),
+        ("comm", pyarrow.string()),
+        ("kind", pyarrow.string()),
+        ("period", pyarrow.int64()),
+        ("jitter", pyarrow.int64()),
+        ("min_interarrival", pyarrow.int64()),
+        ("confidence", pyarrow.float64()),
+        (
+            "phases",
+            pyarrow.list_(
+                pyarrow.struct(
+                    [
+                        ("start", pyarrow.int64()),
+                        ("end", pyarrow.int64()),
+                        ("period", pyarrow.int64()),
+                        ("jitter", pyarrow.int64()),
+                        ("jobs", pyarrow.int64()),
+                        ("missed", pyarrow.int64()),
+                    ]
+                )
+            ),
+        ),
+        ("jobs", pyarrow.int64()),
+        ("first_release", pyarrow.int64()),
+        ("deadline", pyarrow.int64()),
+        ("misses", pyarrow.int64()),
+        ("response", _PERCENTILES),
+        ("execution", _PERCENTILES),
+        ("priority", pyarrow.string()),
+        ("kernel_prio", pyarrow.int32()),
+        ("cpus", pyarrow.list_(pyarrow.uint32())),
+        ("model", pyarrow.string()),
+    ],
+    metadata={"sextant.table": "tasks"},
+)

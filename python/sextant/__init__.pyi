@@ -27,3 +27,22 @@ class Session:
     ) -> pyarrow.Table: ...
     def events(self, *, progress: Progress = None) -> pyarrow.Table: ...
     def thread_states(self, *, progress: Progress = None) -> pyarrow.Table: ...
+    def explain(
+        self,
+        model_or_preset: Model,
+        *,
+        execution: Optional[int] = None,
+        longest: bool = False,
+        tids: Sequence[int] = ...,
+        process: Optional[str] = None,
+        cpus: Optional[Sequence[int]] = None,
+        replay_ms: float = 100.0,
+        progress: Progress = None,
+    ) -> Dict[str, Any]: ...
+    def tasks(
+        self,
+        *,
+        min_jobs: int = 10,
+        deadline: Union[None, float, int] = None,
+        progress: Progress = None,
+    ) -> pyarrow.Table: ...

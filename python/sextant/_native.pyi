@@ -24,3 +24,23 @@ def executions(
 ) -> Tuple[Stream, List[str]]: ...
 def events(trace: _Path, lenient: bool = False, progress: _Progress = None) -> Tuple[Stream, List[str]]: ...
 def thread_states(trace: _Path, lenient: bool = False, progress: _Progress = None) -> Tuple[Stream, List[str]]: ...
+def explain(
+    trace: _Path,
+    model: Optional[str] = None,
+    preset: Optional[str] = None,
+    tids: Sequence[int] = ...,
+    process: Optional[str] = None,
+    execution: Optional[int] = None,
+    cpus: Optional[Sequence[int]] = None,
+    replay_ms: float = 100.0,
+    lenient: bool = False,
+    progress: _Progress = None,
+) -> Tuple[str, List[str]]: ...
+def tasks(
+    trace: _Path,
+    min_jobs: int = 10,
+    deadline_ratio: Optional[float] = None,
+    deadline_ns: Optional[int] = None,
+    lenient: bool = False,
+    progress: _Progress = None,
+) -> Tuple[str, List[str]]: ...

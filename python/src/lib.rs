@@ -3,6 +3,7 @@
 //! pyarrow takes over without copying a buffer. The Python package
 //! (`python/sextant/`) is the API people use; this module is its engine.
 
+mod answers;
 mod errors;
 mod stream;
 mod tables;
@@ -17,5 +18,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables::events, m)?)?;
     m.add_function(wrap_pyfunction!(tables::thread_states, m)?)?;
     m.add_function(wrap_pyfunction!(tables::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::tasks, m)?)?;
     Ok(())
 }

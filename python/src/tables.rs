@@ -112,7 +112,7 @@ pub fn thread_states(
 
 /// What to find, as `sextant analyze` is asked it: a model's JSON, or a
 /// preset on the threads chosen by id and by name.
-fn request(
+pub fn request(
     model: Option<&str>,
     preset: Option<&str>,
     tids: Vec<i64>,
@@ -197,7 +197,7 @@ fn name(trace: &Path) -> String {
 
 /// The session's error as the command line prints it (each cause after a
 /// colon); a `--tid` the trace lacks is the request's fault, not the trace's.
-fn session_error(e: session::Error, trace: &Path) -> PyErr {
+pub fn session_error(e: session::Error, trace: &Path) -> PyErr {
     if let Some(FindError::UnknownThreads(message)) = e.downcast_ref::<FindError>() {
         return model_error(message);
     }
