@@ -25,6 +25,16 @@ if ! command -v trace-cmd >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq trace-cmd >/dev/null
 fi
 
+# The shells whose completion scripts protocol/tests/shell.rs runs (bash is
+# always there), and man to render the man page.
+if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v man >/dev/null; then
+    echo "== installing zsh, fish and man (completion and man page tests)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq zsh fish man-db >/dev/null
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
@@ -84,6 +94,36 @@ exports_log=$(mktemp)
 /usr/bin/python3 tests/python/test_exports.py "$SEXTANT_BIN" 2>&1 | tee "$exports_log" || true
 grep '^test result:' "$exports_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_exports.py)" >> "$log"
 rm -f "$exports_log"
+# The Python package (python/: PyO3 + maturin), installed as a user does
+# (`pip install ./python`, built in the workspace's target directory with
+# the ci profile) into a virtual environment under target/ with the readers
+# its tests compare through (pandas, polars, DuckDB, Dask); python/tests
+# compare every table with the CLI's JSON. Counted from pytest's report.
+# --force-reinstall: the package's version does not change with the source.
+echo "== python package (python/tests)"
+pyenv=target/python-package
+junit=$(mktemp)
+py_pkg_rc=0
+{
+    { [ -x "$pyenv/bin/python" ] || /usr/bin/python3 -m venv "$pyenv"; } &&
+    "$pyenv/bin/pip" install -q --disable-pip-version-check pyarrow pytest pandas polars duckdb "dask[distributed]" matplotlib &&
+    "$pyenv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./python &&
+    PYTHONDONTWRITEBYTECODE=1 "$pyenv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$junit" python/tests
+} || py_pkg_rc=$?
+/usr/bin/python3 -c 'import sys, xml.etree.ElementTree as ET
+try:
+    s = ET.parse(sys.argv[1]).getroot()
+    s = s if s.tag == "testsuite" else s.find("testsuite")
+    bad = int(s.get("failures")) + int(s.get("errors"))
+    ok = int(s.get("tests")) - int(s.get("skipped")) - bad
+except Exception:
+    ok, bad = 0, 1
+if bad == 0 and int(sys.argv[2]) != 0:
+    bad = 1
+word = "ok" if bad == 0 else "FAILED"
+print(f"test result: {word}. {ok} passed; {bad} failed (python/tests)")' "$junit" "$py_pkg_rc" >> "$log"
+tail -n 1 "$log"
+rm -f "$junit"
 # Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
 # seeds kept in the repository, built with AddressSanitizer in target/fuzz
 # on the stable toolchain (RUSTC_BOOTSTRAP=1; tests/fuzz.sh installs

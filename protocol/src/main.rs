@@ -2,11 +2,12 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use sextant_protocol::cli;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    // A usage error exits 2 inside `parse` (clap's convention); any other
+    // error is 1, below.
+    let args = cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped reading (`| head`) is not an error.

@@ -11,6 +11,7 @@ mod hosts;
 mod placement;
 mod progress;
 mod serve;
+mod shell;
 mod store;
 mod sync;
 mod tasks;
@@ -79,7 +80,16 @@ enum Command {
     /// exchanged: each host pair's clock correction and its quality, kept
     /// for `analyze`.
     Sync(sync::Request),
+    /// Print a completion script for a shell (bash, zsh, fish).
+    Completions {
+        #[arg(value_enum)]
+        shell: shell::CompletionShell,
+    },
+    /// Print the man page (roff), generated from this command's definition.
+    Man,
 }
+
+pub use shell::{command, parse};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum AnalyzeFormat {
@@ -130,6 +140,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Store(req) => store::run(req),
         Command::Sync(req) => sync::run(req),
         Command::Tasks(req) => tasks::run(req),
+        Command::Completions { shell } => {
+            shell::completions(shell, &mut std::io::stdout().lock());
+            Ok(())
+        }
+        Command::Man => Ok(shell::man(&mut std::io::stdout().lock())?),
     }
 }
 

@@ -1,0 +1,170 @@
+//! The session's answers that are documents rather than tables: an
+//! execution's explanation (the JSON `sextant explain --format json`
+//! writes) and the trace's real-time tasks (one row each).
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use serde_json::{json, Value};
+use sextant_engine::analysis::explain::{pick, Which};
+use sextant_engine::analysis::tasks::{Deadline, Options};
+use sextant_engine::kernel::priority::{describe, describe_task};
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::explain::{report, Around};
+use sextant_engine::session::{Error, Session};
+
+use crate::errors::{model_error, trace_error};
+use crate::tables::{request, session_error};
+use crate::work::detached;
+
+/// Why execution `execution` (its index, as `analyze` lists them) or the
+/// longest one was late: the JSON text of `sextant explain --format json`,
+/// and the passes' warnings. The executions are found host by host (as
+/// explain finds them), the explanation read on the execution's host.
+#[pyfunction]
+#[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, execution = None, cpus = None, replay_ms = 100.0, lenient = false, progress = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+pub fn explain(
+    py: Python<'_>,
+    trace: PathBuf,
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: Vec<i64>,
+    process: Option<&str>,
+    execution: Option<usize>,
+    cpus: Option<Vec<u32>>,
+    replay_ms: f64,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Vec<String>)> {
+    if !(replay_ms.is_finite() && replay_ms >= 0.0) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "replay_ms must be a number of milliseconds, 0 or more",
+        ));
+    }
+    let asked = request(model, preset, tids, process)?;
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let session = Session::open(&trace, options, None);
+    let around = Around {
+        cpus,
+        replay_ns: (replay_ms * 1e6) as i64,
+    };
+    let which = match execution {
+        Some(k) => Which::Index(k),
+        None => Which::Rank(0),
+    };
+    let outcome = detached(
+        py,
+        progress,
+        |work| -> Result<Result<(String, Vec<String>), String>, Error> {
+            let found = session.executions_each(&asked, None, work)?;
+            let chosen = match pick(&found.executions, which) {
+                Ok(e) => e,
+                Err(why) => return Ok(Err(why)),
+            };
+            let explanation = session.explain(
+                chosen,
+                found.picks[found.hosts.part(chosen).unwrap_or(0)],
+                &around,
+                work,
+            )?;
+            let diagnosis = explanation.diagnosis(chosen.end_tid);
+            let mut warnings = found.ran.warnings.clone();
+            warnings.extend(found.notes.iter().cloned());
+            warnings.extend(diagnosis.contradictions.iter().map(|c| {
+                format!("this explanation contradicts the trace (a bug; please report it): {c}")
+            }));
+            let text = serde_json::to_string(&report(
+                chosen,
+                found.hosts.of(chosen),
+                &explanation,
+                diagnosis,
+            ))
+            .map_err(|e| -> Error { Box::new(e) })?;
+            Ok(Ok((text, warnings)))
+        },
+    )?;
+    match outcome {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(why)) => Err(pyo3::exceptions::PyIndexError::new_err(why)),
+        Err(e) => Err(session_error(e, &trace)),
+    }
+}
+
+/// The trace's periodic and sporadic tasks, host by host: one JSON object
+/// per task with the keys of `sextant tasks --format json`'s, but
+/// `released_by` and `policy` (the command line's words, not the
+/// engine's); `model` is the model's JSON text. And the passes' warnings.
+#[pyfunction]
+#[pyo3(signature = (trace, min_jobs = 10, deadline_ratio = None, deadline_ns = None, lenient = false, progress = None))]
+pub fn tasks(
+    py: Python<'_>,
+    trace: PathBuf,
+    min_jobs: usize,
+    deadline_ratio: Option<f64>,
+    deadline_ns: Option<i64>,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Vec<String>)> {
+    if min_jobs < 2 {
+        return Err(model_error(format!(
+            "min_jobs {min_jobs}: at least 2 jobs are needed to see a period"
+        )));
+    }
+    let deadline =
+        match (deadline_ratio, deadline_ns) {
+            (None, None) => Deadline::Ratio(1.0),
+            (Some(r), None) if r > 0.0 && r.is_finite() => Deadline::Ratio(r),
+            (None, Some(ns)) if ns > 0 => Deadline::Time(ns),
+            _ => return Err(model_error(
+                "deadline: a positive share of the period (float) or a positive time in ns (int)",
+            )),
+        };
+    let options = Options { min_jobs, deadline };
+    let session = Session::open(
+        &trace,
+        OpenOptions {
+            lenient,
+            ..OpenOptions::default()
+        },
+        None,
+    );
+    let (found, warnings) = detached(py, progress, |work| session.tasks(None, &options, work))?
+        .map_err(|e| session_error(e, &trace))?;
+    let rows: Vec<Value> = found
+        .iter()
+        .map(|(host, t)| {
+            json!({
+                "host": host,
+                "tid": t.tid,
+                "comm": t.comm,
+                "kind": t.kind,
+                "period": t.period,
+                "jitter": t.jitter,
+                "min_interarrival": t.min_interarrival,
+                "confidence": t.confidence,
+                "phases": t.phases,
+                "jobs": t.jobs.len(),
+                "first_release": t.jobs.first().map(|j| j.release),
+                "deadline": t.deadlines.first(),
+                "misses": t.misses,
+                "response": t.response,
+                "execution": t.execution,
+                "priority": if t.btf { describe_task(t.prio) } else { describe(t.prio, None) },
+                "kernel_prio": t.prio,
+                "cpus": t.cpus,
+                "model": t.model.to_string(),
+            })
+        })
+        .collect();
+    let text = serde_json::to_string(&rows).map_err(|e| {
+        trace_error(
+            format!("writing the tasks: {e}"),
+            &trace.display().to_string(),
+        )
+    })?;
+    Ok((text, warnings))
+}

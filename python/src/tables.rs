@@ -1,0 +1,215 @@
+//! The tables a session offers, each the engine's answer (`engine::session`)
+//! in its export schema (`schemas/exports.md`): executions of a model or
+//! preset, thread state intervals, events.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::RecordBatch;
+use pyo3::prelude::*;
+use sextant_engine::analysis::executions::Target;
+use sextant_engine::analysis::model::request::{FindError, Request};
+use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::export::{self, ExportError, Format, TableFile};
+use sextant_engine::hosts::HostPick;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::session::{self, Session};
+
+use crate::errors::{model_error, trace_error};
+use crate::stream::Stream;
+use crate::work::detached;
+
+/// Every preset: its name and what it measures, as the engine says it.
+#[pyfunction]
+pub fn presets() -> Vec<(&'static str, &'static str)> {
+    Preset::all().to_vec()
+}
+
+/// The executions of a model (its JSON text) or of a preset (with its
+/// threads: `tids`, `process`) in the trace at `trace`, in the order found,
+/// with the columns of `sextant export --model` (times in ns): of a folder
+/// of several hosts, every host's, with a `host` column, as export writes
+/// them. Nothing is stored (as `--no-store`).
+#[pyfunction]
+#[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, lenient = false, progress = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
+pub fn executions(
+    py: Python<'_>,
+    trace: PathBuf,
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: Vec<i64>,
+    process: Option<&str>,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let asked = request(model, preset, tids, process)?;
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let session = Session::open(&trace, options, None);
+    let found = detached(py, progress, |work| session.executions(&asked, None, work))?
+        .map_err(|e| session_error(e, &trace))?;
+    let rows: Vec<_> = found.executions.executions.iter().collect();
+    let hosts: Option<Vec<&str>> = (found.hosts.names.len() > 1).then(|| {
+        rows.iter()
+            .map(|e| found.hosts.of(e).unwrap_or_default())
+            .collect()
+    });
+    let batch = export::executions::table(&found.executions, &rows, hosts.as_deref())
+        .map_err(|e| trace_error(format!("building the executions table: {e}"), &name(&trace)))?;
+    Ok((Stream::new(batch.schema(), vec![batch]), found.ran.warnings))
+}
+
+/// Every event of the trace: time, name, CPU, thread, payload as JSON.
+#[pyfunction]
+#[pyo3(signature = (trace, lenient = false, progress = None))]
+pub fn events(
+    py: Python<'_>,
+    trace: PathBuf,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let (batches, warnings) = detached(py, progress, |work| {
+        through_file(export::events::schema(), |file| {
+            export::events::write(&trace, options, file, work).map(|ran| ran.warnings)
+        })
+    })?
+    .map_err(|e| export_error(e, &trace))?;
+    Ok((Stream::new(export::events::schema(), batches), warnings))
+}
+
+/// Every thread's state intervals, thread by thread in time order.
+#[pyfunction]
+#[pyo3(signature = (trace, lenient = false, progress = None))]
+pub fn thread_states(
+    py: Python<'_>,
+    trace: PathBuf,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let session = Session::open(&trace, options, None);
+    let (rows, ran) = detached(py, progress, |work| {
+        session.thread_states(HostPick::Sole, work)
+    })?
+    .map_err(|e| session_error(e, &trace))?;
+    let (batches, warnings) = through_file(export::states::schema(), |file| {
+        export::states::write(&rows, file).map(|_| ran.warnings)
+    })
+    .map_err(|e| export_error(e, &trace))?;
+    Ok((Stream::new(export::states::schema(), batches), warnings))
+}
+
+/// What to find, as `sextant analyze` is asked it: a model's JSON, or a
+/// preset on the threads chosen by id and by name.
+pub fn request(
+    model: Option<&str>,
+    preset: Option<&str>,
+    tids: Vec<i64>,
+    process: Option<&str>,
+) -> PyResult<Request> {
+    match (model, preset) {
+        (Some(json), None) => {
+            if !tids.is_empty() || process.is_some() {
+                return Err(model_error(
+                    "tids and process go with a preset; a model says its threads in `threads`",
+                ));
+            }
+            let model = parse_model(json).map_err(model_error)?;
+            Ok(Request {
+                target: Target::Model(Box::new(model)),
+                preset: None,
+                tids,
+            })
+        }
+        (None, Some(name)) => {
+            let preset: Preset = name.parse().map_err(model_error)?;
+            let process = process.map(regex::Regex::new).transpose().map_err(|e| {
+                model_error(format!("process is not a valid regular expression: {e}"))
+            })?;
+            let threads = ThreadFilter {
+                tids: (!tids.is_empty()).then(|| tids.iter().copied().collect()),
+                process,
+            };
+            let target = match preset.model(threads.clone()) {
+                Some(model) => Target::Model(Box::new(model)),
+                None => Target::States(preset, threads),
+            };
+            Ok(Request {
+                target,
+                preset: Some(preset),
+                tids,
+            })
+        }
+        _ => Err(model_error("give exactly one of a model and a preset")),
+    }
+}
+
+/// The batches an engine writer writes into a table file.
+// The engine's event and state writers write only into a `TableFile`:
+// they write an Arrow IPC file in the temp directory, read back here.
+// An engine writer handing batches to a closure would save this copy.
+fn through_file<T>(
+    schema: arrow_schema::SchemaRef,
+    write: impl FnOnce(&mut TableFile) -> Result<T, ExportError>,
+) -> Result<(Vec<RecordBatch>, T), ExportError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "sextant-python-{}-{}.arrow",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut file = TableFile::create(&path, Format::Arrow, schema)?;
+    let written = write(&mut file).and_then(|out| file.finish().map(|()| out));
+    let read = written.and_then(|out| read_batches(&path).map(|batches| (batches, out)));
+    let _ = std::fs::remove_file(&path);
+    read
+}
+
+fn read_batches(path: &Path) -> Result<Vec<RecordBatch>, ExportError> {
+    let arrow = |source| ExportError::Arrow {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = File::open(path).map_err(|source| ExportError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    arrow_ipc::reader::FileReader::try_new(file, None)
+        .map_err(arrow)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(arrow)
+}
+
+fn name(trace: &Path) -> String {
+    trace.display().to_string()
+}
+
+/// The session's error as the command line prints it (each cause after a
+/// colon); a `--tid` the trace lacks is the request's fault, not the trace's.
+pub fn session_error(e: session::Error, trace: &Path) -> PyErr {
+    if let Some(FindError::UnknownThreads(message)) = e.downcast_ref::<FindError>() {
+        return model_error(message);
+    }
+    let mut message = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        message = format!("{message}: {c}");
+        cause = c.source();
+    }
+    trace_error(message, &name(trace))
+}
+
+fn export_error(e: ExportError, trace: &Path) -> PyErr {
+    trace_error(e, &name(trace))
+}
