@@ -153,7 +153,7 @@ class Session:
                 lenient=self._lenient,
                 progress=cb,
             )
-        self._warn(said)
+        self._warn(said, stacklevel=3)
         return json.loads(text)
 
     def tasks(
@@ -176,48 +176,42 @@ class Session:
             raise TypeError("tasks: deadline is a float (share of the period) or an int (ns)")
         ratio = deadline if isinstance(deadline, float) else None
         ns = deadline if isinstance(deadline, int) else None
-        tables = []
-        self.warnings = []
-        for path in self.paths:
-            with _progress(progress, path) as cb:
-                text, said = _native.tasks(
-                    path,
-                    min_jobs=min_jobs,
-                    deadline_ratio=ratio,
-                    deadline_ns=ns,
-                    lenient=self._lenient,
-                    progress=cb,
-                )
-            self._warn(said)
-            table = pyarrow.Table.from_pylist(json.loads(text), schema=_TASKS)
-            if self._several:
-                table = table.append_column(
-                    pyarrow.field("trace", pyarrow.string(), nullable=False),
-                    pyarrow.array([path] * table.num_rows, pyarrow.string()),
-                )
-            tables.append(table)
-        return tables[0] if len(tables) == 1 else pyarrow.concat_tables(tables)
+        return self._table(
+            lambda path, cb: _native.tasks(
+                path,
+                min_jobs=min_jobs,
+                deadline_ratio=ratio,
+                deadline_ns=ns,
+                lenient=self._lenient,
+                progress=cb,
+            ),
+            progress,
+            lambda text: pyarrow.Table.from_pylist(json.loads(text), schema=_TASKS),
+        )
 
     def _one(self, what: str) -> str:
         if self._several:
             raise ValueError(f"{what}: open one trace (sextant.open(path)), not a list")
         return self.paths[0]
 
-    def _warn(self, said: List[str]) -> None:
+    def _warn(self, said: List[str], stacklevel: int) -> None:
+        # `stacklevel` counts from here: 2 is our caller.
         for w in said:
-            warnings.warn(w, stacklevel=4)
+            warnings.warn(w, stacklevel=stacklevel)
         self.warnings.extend(said)
 
-    def _table(self, read, progress: Progress) -> pyarrow.Table:
+    def _table(self, read, progress: Progress, to_table=pyarrow.table) -> pyarrow.Table:
+        """``to_table`` of what ``read(path, progress)`` gives for each trace
+        (an Arrow stream by default), with a ``trace`` column when there are
+        several, one after the other; the warnings said and kept."""
         tables = []
         self.warnings = []
         for path in self.paths:
             with _progress(progress, path) as cb:
-                stream, said = read(path, cb)
-            for w in said:
-                warnings.warn(w, stacklevel=3)
-            self.warnings.extend(said)
-            table = pyarrow.table(stream)
+                raw, said = read(path, cb)
+            # _warn, _table, the public method, its caller.
+            self._warn(said, stacklevel=4)
+            table = to_table(raw)
             if self._several:
                 table = table.append_column(
                     pyarrow.field("trace", pyarrow.string(), nullable=False),
