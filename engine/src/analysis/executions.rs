@@ -6,8 +6,6 @@
 //! else its starting thread. Times come from the model's cumulative per-thread
 //! totals, so measuring costs two snapshots, not a walk over intervals.
 
-use std::path::Path;
-
 use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
@@ -20,7 +18,6 @@ use crate::analysis::btf::instances::Instances;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
 use crate::kernel::vocabulary::canonical_event;
-use crate::run::{Pass, RunError, Work};
 
 /// What an analysis looks for.
 #[derive(Debug, Clone)]
@@ -99,48 +96,6 @@ pub struct Merged {
     pub executions: Executions,
     /// The position in the traces given of each execution's trace, by index.
     pub trace_of: Vec<usize>,
-}
-
-/// A trace that could not be read, by its position.
-#[derive(Debug, thiserror::Error)]
-#[error("{error}")]
-pub struct TraceFailure {
-    pub trace: usize,
-    #[source]
-    pub error: RunError,
-}
-
-/// The executions of `target` in each trace of `paths` (one pass each, each
-/// an equal share of `work`), merged in start order (ties by end, then
-/// thread) and numbered again.
-pub fn find_in_traces(
-    paths: &[&Path],
-    target: &Target,
-    work: &Work<'_>,
-) -> Result<Merged, TraceFailure> {
-    find_in_traces_with(paths, target, work, |path, w| {
-        let mut analysis = ExecutionAnalysis::new(target.clone());
-        Pass::new(&mut [&mut analysis]).read(path, w)?;
-        Ok(analysis.into_executions())
-    })
-}
-
-/// The same, with each trace's executions given by `find` (a pass, or a
-/// read of what a trace's store kept), each with an equal share of `work`.
-pub fn find_in_traces_with(
-    paths: &[&Path],
-    target: &Target,
-    work: &Work<'_>,
-    mut find: impl FnMut(&Path, &Work<'_>) -> Result<Executions, RunError>,
-) -> Result<Merged, TraceFailure> {
-    let mut parts = Vec::with_capacity(paths.len());
-    for (trace, path) in paths.iter().enumerate() {
-        let found = work
-            .part(trace, paths.len(), |w| find(path, w))
-            .map_err(|error| TraceFailure { trace, error })?;
-        parts.push(found);
-    }
-    Ok(Merged::of(target, parts))
 }
 
 impl Merged {
