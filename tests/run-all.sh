@@ -34,6 +34,14 @@ if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v m
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq zsh fish man-db >/dev/null
 fi
+# The witness that a repeated `sextant sql` reads no trace (protocol/tests/sql.rs).
+if ! command -v strace >/dev/null; then
+    echo "== installing strace (sql store test)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq strace >/dev/null
+fi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -124,6 +132,14 @@ word = "ok" if bad == 0 else "FAILED"
 print(f"test result: {word}. {ok} passed; {bad} failed (python/tests)")' "$junit" "$py_pkg_rc" >> "$log"
 tail -n 1 "$log"
 rm -f "$junit"
+# sextant export --dataset (Hive-partitioned Parquet of a folder of traces)
+# read as one dataset by pyarrow and DuckDB, and sextant sql's Parquet
+# answers; same packages, same counting.
+echo "== python dataset (tests/python/test_dataset.py)"
+dataset_log=$(mktemp)
+/usr/bin/python3 tests/python/test_dataset.py "$SEXTANT_BIN" 2>&1 | tee "$dataset_log" || true
+grep '^test result:' "$dataset_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_dataset.py)" >> "$log"
+rm -f "$dataset_log"
 # Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
 # seeds kept in the repository, built with AddressSanitizer in target/fuzz
 # on the stable toolchain (RUSTC_BOOTSTRAP=1; tests/fuzz.sh installs
