@@ -1,11 +1,11 @@
 //! `executions('MODEL.json' | '{...}' | 'preset:NAME')`: a model's
 //! executions in every trace, with `analyze`'s columns. Each trace's are
-//! found as `analyze` finds them (`model::request::find`, with the census
-//! that explains an empty answer) and kept in that trace's store
-//! (`store::results::load_or_find`), so a second query reads no trace.
-//! Not `find_in_traces_with`: it numbers the executions of all traces
-//! again, where each trace's rows here keep the numbers `analyze` gives
-//! them on that trace.
+//! asked of the engine's front door (`Session::host_executions`: the
+//! store's answer, else a pass with the census that explains an empty
+//! answer, kept in the store), so a second query reads no trace. Not
+//! `session::executions::in_traces`: it numbers the executions of all
+//! traces again, where each trace's rows here keep the numbers `analyze`
+//! gives them on that trace.
 
 use std::sync::Arc;
 
@@ -15,12 +15,13 @@ use datafusion::common::{plan_err, ScalarValue};
 use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
 use sextant_engine::analysis::executions::{Execution, Target};
-use sextant_engine::analysis::model::request::{self, Request};
+use sextant_engine::analysis::model::request::Request;
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
 use sextant_engine::export;
+use sextant_engine::hosts::HostPick;
 use sextant_engine::run::Work;
-use sextant_engine::store::results::{self, Key, Source, StoredExecutions};
-use sextant_engine::store::TraceStore;
+use sextant_engine::session::executions::Source;
+use sextant_engine::session::Session;
 
 use crate::fleet::Trace;
 use crate::partition::{Failure, Kind};
@@ -100,36 +101,23 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
 }
 
 /// The executions of `asked` in `trace` as one batch of `analyze`'s
-/// columns (`host` and `trace` not yet before them): from the trace's
-/// store when it keeps them, else found by a pass and kept there. What
-/// the trace lacks for the model is one warning, and no rows.
+/// columns (`host` and `trace` not yet before them), as the engine's front
+/// door gives them: from the trace's store when it keeps them, else found
+/// by a pass and kept there. What the trace lacks for the model is one
+/// warning, and no rows.
 pub(crate) fn of_trace(
     asked: &Asked,
     trace: &Trace,
     fleet: &Fleet,
     work: &Work<'_>,
 ) -> Result<RecordBatch, Failure> {
-    let key = Key::of(&asked.request.target);
-    let store = fleet
-        .places
-        .as_ref()
-        .and_then(|p| TraceStore::open(p, &trace.path).ok());
-    let pass = || -> Result<StoredExecutions, request::FindError> {
-        let found = request::find(&trace.path, fleet.options, &asked.request, work)?;
-        Ok(StoredExecutions {
-            executions: found.executions,
-            summary: found.ran.summary,
-            warnings: found.ran.warnings,
-            labels: Vec::new(),
-        })
-    };
-    let (found, source, notes) =
-        results::load_or_find(store.as_ref(), &key, fleet.options.lenient, None, pass)?;
-    fleet.log.counted(source == Source::Store);
-    fleet.log.warn_all(trace, &notes);
+    let session = Session::open(&trace.path, fleet.options, fleet.places.clone());
+    let found = session.host_executions(&asked.request, HostPick::Sole, None, work)?;
+    fleet.log.counted(found.source == Source::Store);
+    fleet.log.warn_all(trace, &found.notes);
     // The reader's and the census's warnings, as one line per trace.
-    if !found.warnings.is_empty() {
-        fleet.log.warn(trace, &found.warnings.join("; "));
+    if !found.ran.warnings.is_empty() {
+        fleet.log.warn(trace, &found.ran.warnings.join("; "));
     }
     let rows: Vec<&Execution> = found.executions.executions.iter().collect();
     Ok(export::executions::table(&found.executions, &rows, None)?)
@@ -143,8 +131,10 @@ mod tests {
     fn arguments_name_presets_models_and_files() {
         assert_eq!(asked("preset:running").unwrap().name, "running");
         assert!(asked("preset:nope").unwrap_err().contains("whole-thread"));
-        let inline = r#"{"name": "m", "start": {"name": "a"}, "end": {"name": "b"}}"#;
-        assert!(asked(inline).is_ok() || asked(inline).unwrap_err().contains("m"));
+        let inline =
+            r#"{"name": "m", "mode": "same_tid", "events": [{"name": "a"}, {"name": "b"}]}"#;
+        assert_eq!(asked(inline).unwrap().name, "m");
+        assert!(asked(r#"{"name": "m"}"#).is_err());
         assert!(asked("/no/such/model.json")
             .unwrap_err()
             .starts_with("reading the model"));

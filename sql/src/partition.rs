@@ -18,9 +18,10 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
-use sextant_engine::analysis::states::ThreadStates;
 use sextant_engine::export::{self, Format, TableFile};
-use sextant_engine::run::{Pass, Work};
+use sextant_engine::hosts::HostPick;
+use sextant_engine::run::Work;
+use sextant_engine::session::Session;
 use tokio::sync::mpsc;
 
 use crate::executions::{self, Asked};
@@ -193,14 +194,12 @@ pub(crate) fn produce(
             read_back(&file, emit)
         }
         Kind::ThreadStates => {
-            let mut states = ThreadStates::default();
-            let ran = Pass::new(&mut [&mut states])
-                .options(fleet.options)
-                .read(&trace.path, &work)?;
+            let session = Session::open(&trace.path, fleet.options, None);
+            let (rows, ran) = session.thread_states(HostPick::Sole, &work)?;
             fleet.log.warn_all(trace, &ran.warnings);
             let file = fleet.scratch.file("states");
             let mut table = TableFile::create(&file, Format::Arrow, export::states::schema())?;
-            export::states::write(&states.into_rows(), &mut table)?;
+            export::states::write(&rows, &mut table)?;
             table.finish()?;
             read_back(&file, emit)
         }
