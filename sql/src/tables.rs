@@ -181,6 +181,7 @@ fn text(expr: &Expr, t: &Trace) -> Option<String> {
 mod tests {
     use super::*;
     use datafusion::prelude::{col, lit};
+    use std::ops::Not;
 
     fn t(host: &str, name: &str) -> Trace {
         Trace {
