@@ -37,12 +37,29 @@ pub enum SqlError {
     Trace { trace: String, message: String },
     /// The query (DataFusion says which table or column), or a trace's
     /// pass inside it (the message names the table and the trace).
-    #[error("{0}")]
-    Query(#[from] datafusion::error::DataFusionError),
+    /// Not a `source`: the innermost message is the whole story, and a
+    /// chain printed after it would repeat it.
+    #[error("{}", innermost(.0))]
+    Query(datafusion::error::DataFusionError),
     #[error("{0}")]
     Output(String),
     #[error("starting the query engine: {0}")]
     Runtime(std::io::Error),
+}
+
+impl From<datafusion::error::DataFusionError> for SqlError {
+    fn from(e: datafusion::error::DataFusionError) -> Self {
+        SqlError::Query(e)
+    }
+}
+
+/// What went wrong, once: DataFusion wraps a partition's error again at
+/// each operator it passes through ("External error: ... External error:").
+fn innermost(e: &datafusion::error::DataFusionError) -> String {
+    match e.find_root() {
+        datafusion::error::DataFusionError::External(inner) => inner.to_string(),
+        root => root.to_string(),
+    }
 }
 
 /// What every table of one query reads.

@@ -82,10 +82,7 @@ pub fn batches(bytes: &Buffer) -> Result<Vec<RecordBatch>, String> {
     // `fb_to_schema` panics only on types our writer never writes
     // (big-endian decimals), and the file's checksum was checked against
     // the manifest before it was mapped (`unit.rs`).
-    let decoder = FileDecoder::new(
-        std::sync::Arc::new(fb_to_schema(schema)),
-        footer.version(),
-    );
+    let decoder = FileDecoder::new(std::sync::Arc::new(fb_to_schema(schema)), footer.version());
     let mut out = Vec::new();
     for block in footer.recordBatches().into_iter().flatten() {
         let start = usize::try_from(block.offset()).map_err(|e| e.to_string())?;
