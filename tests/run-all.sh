@@ -8,9 +8,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step's heading, and how long the one before it took (where a cold
+# run's time goes: compiling, installing, testing).
+step_name=""
+step_started=$(date +%s)
+step() {
+    local now
+    now=$(date +%s)
+    [ -z "$step_name" ] || echo "   ($step_name: $((now - step_started)) s)"
+    step_name=$1
+    step_started=$now
+    echo "== $1"
+}
+
 # The decoding oracle: babeltrace2 and its Python bindings, from Debian.
 if ! /usr/bin/python3 -c 'import bt2' 2>/dev/null || ! command -v babeltrace2 >/dev/null; then
-    echo "== installing babeltrace2 (decoding oracle)"
+    step "installing babeltrace2 (decoding oracle)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
@@ -18,7 +31,7 @@ if ! /usr/bin/python3 -c 'import bt2' 2>/dev/null || ! command -v babeltrace2 >/
 fi
 # The trace.dat oracle: trace-cmd report (engine/tests/tracedat.rs).
 if ! command -v trace-cmd >/dev/null; then
-    echo "== installing trace-cmd (trace.dat oracle)"
+    step "installing trace-cmd (trace.dat oracle)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
@@ -28,18 +41,26 @@ fi
 # The shells whose completion scripts protocol/tests/shell.rs runs (bash is
 # always there), and man to render the man page.
 if ! command -v zsh >/dev/null || ! command -v fish >/dev/null || ! command -v man >/dev/null; then
-    echo "== installing zsh, fish and man (completion and man page tests)"
+    step "installing zsh, fish and man (completion and man page tests)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq zsh fish man-db >/dev/null
 fi
+# The witness that a repeated `sextant sql` reads no trace (protocol/tests/sql.rs).
+if ! command -v strace >/dev/null; then
+    step "installing strace (sql store test)"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq strace >/dev/null
+fi
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy"
+step "cargo clippy"
 cargo clippy --workspace --all-targets --profile ci -- -D warnings
-echo "== cargo test"
+step "cargo test"
 # Stores written beside the fixtures after this moment are a failure (below).
 started=$(mktemp)
 log=$(mktemp)
@@ -55,7 +76,7 @@ cargo test --workspace --profile ci --no-fail-fast 2>&1 | tee "$log" || cargo_rc
 # The real TypeScript client (tsp-typescript-client, what the VS Code Trace
 # Viewer uses) against the binary built above (profile ci, Cargo.toml). Its failures are
 # counted in the summary rather than stopping the script here.
-echo "== node tests (tests/node)"
+step "node tests (tests/node)"
 node_rc=0
 # The binary cargo test just built, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
@@ -65,31 +86,31 @@ export SEXTANT_BIN="$target_dir/ci/sextant"
 # Debian's Chromium through puppeteer-core (tests/browser/README.md);
 # screenshots in target/browser/. Counted like the node tests.
 if ! command -v chromium >/dev/null; then
-    echo "== installing chromium (browser test)"
+    step "installing chromium (browser test)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
-echo "== browser tests (tests/browser)"
+step "browser tests (tests/browser)"
 browser_rc=0
 (cd tests/browser && npm ci --no-audit --no-fund && npm test) 2>&1 | tee "$browserlog" || browser_rc=$?
 # The scripted JSON-RPC client (Python standard library, sextant serve --stdio), one test.
-echo "== python example client (tests/python)"
+step "python example client (tests/python)"
 py_result="ok. 1 passed; 0 failed"
 /usr/bin/python3 tests/python/example_client.py "$SEXTANT_BIN" || py_result="FAILED. 0 passed; 1 failed"
 echo "test result: $py_result (example_client.py)" >> "$log"
 # The load test (tests/load): 100 clients over HTTP, WebSocket and stdio for
 # 20 s, with disconnects, a trace truncated and one deleted while served,
 # and SIGTERM with a request in flight. One test; its report is printed.
-echo "== load test (tests/load, 20 s)"
+step "load test (tests/load, 20 s)"
 load_result="ok. 1 passed; 0 failed"
 /usr/bin/python3 tests/load/load.py --duration 20 --binary "$SEXTANT_BIN" || load_result="FAILED. 0 passed; 1 failed"
 echo "test result: $load_result (load.py)" >> "$log"
 # sextant export read back by pyarrow, pandas and DuckDB (installed from PyPI
 # into a virtual environment under target/ by the script); it prints its own
 # "test result:" line, or counts as one failure when it could not run.
-echo "== python exports (tests/python/test_exports.py)"
+step "python exports (tests/python/test_exports.py)"
 exports_log=$(mktemp)
 /usr/bin/python3 tests/python/test_exports.py "$SEXTANT_BIN" 2>&1 | tee "$exports_log" || true
 grep '^test result:' "$exports_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_exports.py)" >> "$log"
@@ -100,7 +121,7 @@ rm -f "$exports_log"
 # its tests compare through (pandas, polars, DuckDB, Dask); python/tests
 # compare every table with the CLI's JSON. Counted from pytest's report.
 # --force-reinstall: the package's version does not change with the source.
-echo "== python package (python/tests)"
+step "python package (python/tests)"
 pyenv=target/python-package
 junit=$(mktemp)
 py_pkg_rc=0
@@ -124,13 +145,21 @@ word = "ok" if bad == 0 else "FAILED"
 print(f"test result: {word}. {ok} passed; {bad} failed (python/tests)")' "$junit" "$py_pkg_rc" >> "$log"
 tail -n 1 "$log"
 rm -f "$junit"
+# sextant export --dataset (Hive-partitioned Parquet of a folder of traces)
+# read as one dataset by pyarrow and DuckDB, and sextant sql's Parquet
+# answers; same packages, same counting.
+step "python dataset (tests/python/test_dataset.py)"
+dataset_log=$(mktemp)
+/usr/bin/python3 tests/python/test_dataset.py "$SEXTANT_BIN" 2>&1 | tee "$dataset_log" || true
+grep '^test result:' "$dataset_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_dataset.py)" >> "$log"
+rm -f "$dataset_log"
 # Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
 # seeds kept in the repository, built with AddressSanitizer in target/fuzz
 # on the stable toolchain (RUSTC_BOOTSTRAP=1; tests/fuzz.sh installs
 # cargo-fuzz). It prints its own "test result:" line (one test per target);
 # a crash, timeout or out-of-memory input, or a failure to install or build,
 # is a failure (the input is left in <crate>/fuzz/artifacts/).
-echo "== fuzz targets (tests/fuzz.sh, 15 s each)"
+step "fuzz targets (tests/fuzz.sh, 15 s each)"
 fuzz_log=$(mktemp)
 tests/fuzz.sh 15 2>&1 | tee "$fuzz_log" || true
 grep '^test result:' "$fuzz_log" | tail -n 1 >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (tests/fuzz.sh)" >> "$log"
@@ -139,13 +168,13 @@ rm -f "$fuzz_log"
 # Debian: unit tests, and integration tests against the same binary
 # (SEXTANT_BIN above). Counted from surefire's reports.
 if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
-    echo "== installing maven and a JDK (tc-plugin)"
+    step "installing maven and a JDK (tc-plugin)"
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq maven default-jdk-headless >/dev/null
 fi
-echo "== java tests (tc-plugin)"
+step "java tests (tc-plugin)"
 java_rc=0
 rm -rf tc-plugin/target/surefire-reports
 mvn -B -q -f tc-plugin/pom.xml test || java_rc=$?
@@ -157,12 +186,12 @@ print("java:", sum(int(t.get("tests")) - int(t.get("skipped")) for t in s) - bad
 # Compass workbench under Xvfb, against the same binary (tc-plugin/verify.sh
 # fetches Maven 3.9, the Trace Compass bundles and Xvfb, cached). Its last
 # line, "verify: N passed, M failed", is counted below.
-echo "== eclipse tests (tc-plugin/verify.sh)"
+step "eclipse tests (tc-plugin/verify.sh)"
 eclipse_rc=0
 tc-plugin/verify.sh 2>&1 | tee "$eclipselog" || eclipse_rc=$?
 # No test writes a store beside the repository's fixtures: sextant stores in
 # the cache directory, which every test sets to one of its own.
-echo "== no store beside the fixtures"
+step "no store beside the fixtures"
 beside=$(find fixtures -name '*.sextant' -newer "$started" -prune -print)
 if [ -n "$beside" ]; then
     echo "stores written beside the fixtures: $beside"
@@ -170,6 +199,7 @@ if [ -n "$beside" ]; then
 else
     echo "test result: ok. 1 passed; 0 failed (no store beside fixtures)" >> "$log"
 fi
+step "summary"
 # One closing line for the whole run, summed over every test binary, the
 # node test runner's "# pass N" / "# fail N" (node and browser tests), the
 # Java tests and the workbench tests (a node, browser, Maven or verify step

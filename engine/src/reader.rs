@@ -123,13 +123,17 @@ impl AnyReader {
     }
 }
 
-/// ftrace text starts with `# tracer:` or has event lines `TASK-PID [CPU] ... TS: name:`.
+/// ftrace text starts with `# tracer:` or has, among its first lines, one
+/// the ftrace reader parses as an event (`TASK-PID [CPU] ... TS: name:`):
+/// a source file or a log with brackets and colons is not a trace.
 fn looks_like_ftrace(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    text.starts_with("# tracer:")
-        || text.lines().take(20).any(|l| {
-            let l = l.trim_start();
-            !l.starts_with('#') && l.contains("] ") && l.contains(": ") && l.contains('-')
+    head.starts_with(b"# tracer:")
+        || head.split(|&b| b == b'\n').take(20).any(|l| {
+            let l = l.strip_suffix(b"\r").unwrap_or(l);
+            matches!(
+                crate::ftrace::line::parse(l),
+                Ok(crate::ftrace::line::Line::Event(_))
+            )
         })
 }
 
@@ -208,6 +212,26 @@ mod tests {
     fn seek_tracedat_equals_tail_of_full_read() {
         for f in ["trace-v6.dat", "trace-v7.dat", "trace-v7-zstd.dat"] {
             check_seeks(&fixture(&format!("tracedat-a/{f}")));
+        }
+    }
+
+    #[test]
+    fn only_text_the_ftrace_reader_parses_is_taken_for_ftrace() {
+        for f in ["scenario-a/trace.txt", "taskset/trace.txt"] {
+            let text = std::fs::read(fixture(f)).unwrap();
+            assert!(looks_like_ftrace(&text[..4096.min(text.len())]), "{f}");
+        }
+        // The recording programs' sources and READMEs sit beside the traces.
+        for f in [
+            "tracedat-a/scenario.c",
+            "taskset/taskset.c",
+            "taskset/README.md",
+            "scenario-b/record.sh",
+            "scenario-b/ground-truth.tsv",
+            "README.md",
+        ] {
+            let text = std::fs::read(fixture(f)).unwrap();
+            assert!(!looks_like_ftrace(&text[..4096.min(text.len())]), "{f}");
         }
     }
 

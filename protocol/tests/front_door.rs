@@ -1,8 +1,8 @@
-//! The protocol crate asks the engine through its front door
-//! (`sextant_engine::session`): it never runs a pass over a trace nor reads
+//! The protocol and SQL crates ask the engine through its front door
+//! (`sextant_engine::session`): neither runs a pass over a trace nor reads
 //! or writes the store's files itself. Read from the text of protocol/src
-//! (comments left out), so that a new shortcut fails here with its file and
-//! line.
+//! and sql/src (comments left out), so that a new shortcut fails here with
+//! its file and line.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ const FORBIDDEN: &[&str] = &[
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("reading protocol/src") {
+    for entry in fs::read_dir(dir).expect("reading a source folder") {
         let path = entry.expect("a directory entry").path();
         if path.is_dir() {
             sources(&path, out);
@@ -56,12 +56,17 @@ fn shortcuts(text: &str) -> Vec<(usize, &'static str)> {
         .collect()
 }
 
-#[test]
-fn the_protocol_crate_goes_through_the_session() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every shortcut in the sources below `dir` (relative to the workspace),
+/// as `file:line: what`; at least `min_files` files read.
+fn shortcuts_in(dir: &str, min_files: usize) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
     let mut files = Vec::new();
     sources(&root, &mut files);
-    assert!(files.len() > 20, "protocol/src read: {} files", files.len());
+    assert!(
+        files.len() >= min_files,
+        "{dir} read: {} files",
+        files.len()
+    );
     let mut found = Vec::new();
     for f in &files {
         let text = fs::read_to_string(f).expect("a source file");
@@ -69,9 +74,26 @@ fn the_protocol_crate_goes_through_the_session() {
             found.push(format!("{}:{line}: {what}", f.display()));
         }
     }
+    found
+}
+
+#[test]
+fn the_protocol_crate_goes_through_the_session() {
+    let found = shortcuts_in("protocol/src", 20);
     assert!(
         found.is_empty(),
         "protocol/src reaches past sextant_engine::session:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The SQL front end too: its passes are the session's.
+#[test]
+fn the_sql_crate_goes_through_the_session() {
+    let found = shortcuts_in("sql/src", 5);
+    assert!(
+        found.is_empty(),
+        "sql/src reaches past sextant_engine::session:\n{}",
         found.join("\n")
     );
 }

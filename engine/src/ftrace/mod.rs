@@ -33,7 +33,7 @@
 //! one field `raw`.
 
 mod error;
-mod line;
+pub(crate) mod line;
 mod lost;
 mod payload;
 #[cfg(test)]

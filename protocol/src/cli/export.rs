@@ -35,8 +35,13 @@ pub struct Request {
     #[arg(long)]
     pub format: Option<Format>,
     /// The file to write (replaced whole once complete).
-    #[arg(long)]
-    pub out: PathBuf,
+    #[arg(long, required_unless_present = "dataset", conflicts_with = "dataset")]
+    pub out: Option<PathBuf>,
+    /// Write the table of every trace below TRACE as a Hive-partitioned
+    /// Parquet dataset instead: DIR/TABLE/host=HOST/trace=TRACE/ (DuckDB,
+    /// pyarrow, Spark).
+    #[arg(long, value_name = "DIR")]
+    pub dataset: Option<PathBuf>,
     /// Skip malformed rows of a BTF file (counted in the warnings) instead
     /// of stopping at the first.
     #[arg(long)]
@@ -47,9 +52,16 @@ pub struct Request {
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
+    if let Some(dir) = &req.dataset {
+        return super::dataset::run(dir, &req);
+    }
+    let out = req
+        .out
+        .as_deref()
+        .expect("clap requires --out without --dataset");
     let format = match req.format {
         Some(f) => f,
-        None => format_of(&req.out)?,
+        None => format_of(out)?,
     };
     let options = OpenOptions {
         lenient: req.lenient,
@@ -57,7 +69,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         ..OpenOptions::default()
     };
     let (rows, what, warnings) = if req.events {
-        let mut file = TableFile::create(&req.out, format, export::events::schema())?;
+        let mut file = TableFile::create(out, format, export::events::schema())?;
         let ran = progress::shown("exporting", |work| {
             export::events::write(&req.trace, options, &mut file, work)
         })?;
@@ -69,7 +81,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             session.thread_states(options.host, work)
         })
         .map_err(anyhow::Error::from_boxed)?;
-        let mut file = TableFile::create(&req.out, format, export::states::schema())?;
+        let mut file = TableFile::create(out, format, export::states::schema())?;
         let rows = export::states::write(&states, &mut file)?;
         file.finish()?;
         (rows, "thread state intervals", warnings)
@@ -103,7 +115,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         });
         let batch = export::executions::table(&executions, &rows, names.as_deref())
             .context("building the table")?;
-        let mut file = TableFile::create(&req.out, format, batch.schema())?;
+        let mut file = TableFile::create(out, format, batch.schema())?;
         file.write(&batch)?;
         file.finish()?;
         (batch.num_rows() as u64, "executions", warnings)
@@ -111,7 +123,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
     }
-    eprintln!("sextant: {rows} {what} into {}", req.out.display());
+    eprintln!("sextant: {rows} {what} into {}", out.display());
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 
 mod analyze;
 mod capture;
+mod dataset;
 mod discover;
 mod dump;
 mod explain;
@@ -12,6 +13,8 @@ mod placement;
 mod progress;
 mod serve;
 mod shell;
+#[cfg(feature = "sql")]
+mod sql;
 mod store;
 mod sync;
 mod tasks;
@@ -76,6 +79,10 @@ enum Command {
     Tasks(tasks::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
+    /// A SQL query over many traces: events, thread_states, threads and
+    /// executions('MODEL.json' | 'preset:NAME'), each with host and trace.
+    #[cfg(feature = "sql")]
+    Sql(sql::Request),
     /// Put several hosts' traces on one timeline from the TCP packets they
     /// exchanged: each host pair's clock correction and its quality, kept
     /// for `analyze`.
@@ -138,6 +145,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
         Command::Store(req) => store::run(req),
+        #[cfg(feature = "sql")]
+        Command::Sql(req) => sql::run(req),
         Command::Sync(req) => sync::run(req),
         Command::Tasks(req) => tasks::run(req),
         Command::Completions { shell } => {

@@ -1,0 +1,497 @@
+//! `sextant sql` over a corpus of different traces (perf CTF, ftrace text,
+//! trace.dat; LTTng kernel CTF and BTF from ../shared when present) and
+//! copies of them, checked against what nobody here wrote or another front
+//! end: babeltrace2's event count for each CTF trace, `sextant dump` for
+//! the others, `sextant analyze --format json --no-store` for executions,
+//! strace for "a second identical query reads no trace" (no trace
+//! file mapped, no more than a one-file trace's head read).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{command, repo_root, shared_dir};
+use serde_json::Value;
+
+/// `src` copied to `dst`, folders with everything below them.
+fn copy_tree(src: &Path, dst: &Path) {
+    if src.is_dir() {
+        std::fs::create_dir_all(dst).unwrap();
+        for e in std::fs::read_dir(src).unwrap() {
+            let e = e.unwrap();
+            copy_tree(&e.path(), &dst.join(e.file_name()));
+        }
+    } else {
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(src, dst).unwrap();
+    }
+}
+
+/// A fleet in a temporary folder: its path and each trace's name (its path
+/// relative to the folder) with its source.
+struct Corpus {
+    dir: PathBuf,
+    traces: BTreeMap<String, PathBuf>,
+}
+
+impl Drop for Corpus {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn corpus(tag: &str) -> Corpus {
+    let dir = std::env::temp_dir().join(format!("sextant-sql-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let fixtures = repo_root().join("fixtures");
+    let mut picks: Vec<(&str, PathBuf)> = vec![
+        ("perf/scenario-a", fixtures.join("scenario-a/ctf")),
+        ("perf/taskset", fixtures.join("taskset/ctf")),
+        (
+            "ftrace/scenario-a.txt",
+            fixtures.join("scenario-a/trace.txt"),
+        ),
+        ("ftrace/taskset.txt", fixtures.join("taskset/trace.txt")),
+        ("tracedat/v7.dat", fixtures.join("tracedat-a/trace-v7.dat")),
+        // Copies: the same trace twice is two partitions with equal answers.
+        ("copies/1/scenario-a", fixtures.join("scenario-a/ctf")),
+        (
+            "copies/2/scenario-a.txt",
+            fixtures.join("scenario-a/trace.txt"),
+        ),
+    ];
+    match shared_dir() {
+        Some(shared) => {
+            let t = shared.join("traces");
+            picks.push(("lttng/many-threads", t.join("ctf/many-threads")));
+            picks.push(("btf/freertos.btf", t.join("btf/freertos-example.btf")));
+            picks.push(("copies/3/freertos.btf", t.join("btf/freertos-example.btf")));
+        }
+        None => common::skip_shared(),
+    }
+    let mut traces = BTreeMap::new();
+    for (name, src) in picks {
+        copy_tree(&src, &dir.join(name));
+        traces.insert(name.to_string(), src);
+    }
+    Corpus { dir, traces }
+}
+
+fn sql(args: &[&str]) -> Output {
+    command()
+        .arg("sql")
+        .args(args)
+        .output()
+        .expect("running sextant")
+}
+
+/// The query's answer as JSON rows; the run must succeed.
+fn rows(args: &[&str]) -> (Vec<Value>, String) {
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(args);
+    let out = sql(&all);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "sextant sql {args:?}: {err}");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (v.as_array().expect("one JSON array").clone(), err)
+}
+
+fn lines(cmd: &mut Command) -> u64 {
+    let out = cmd.output().expect("running the oracle");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count() as u64
+}
+
+#[test]
+fn events_per_trace_are_babeltrace2s_and_dumps() {
+    let c = corpus("events");
+    let dir = c.dir.to_str().unwrap();
+    let (answer, _) = rows(&[
+        "SELECT trace, count(*) AS n, min(ts) AS first FROM events GROUP BY trace ORDER BY trace",
+        dir,
+    ]);
+    let got: BTreeMap<String, u64> = answer
+        .iter()
+        .map(|r| {
+            (
+                r["trace"].as_str().unwrap().to_string(),
+                r["n"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Every trace of the folder, each once.
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        c.traces.keys().collect::<Vec<_>>()
+    );
+    for (name, src) in &c.traces {
+        let expected = if src.is_dir() {
+            lines(Command::new("babeltrace2").arg(src))
+        } else {
+            // Not a format babeltrace2 reads: the events `dump` lists.
+            lines(command().args(["dump", "--format", "jsonl"]).arg(src))
+        };
+        assert_eq!(got[name], expected, "{name}: events");
+        assert!(expected > 0, "{name}");
+    }
+}
+
+/// Executions of `preset` per trace, by `analyze` on each trace alone.
+fn analyzed(src: &Path, preset: &str) -> Vec<Value> {
+    let out = command()
+        .args([
+            "analyze",
+            "--format",
+            "json",
+            "--no-store",
+            "--preset",
+            preset,
+        ])
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut list = doc["executions"].as_array().unwrap().clone();
+    list.sort_by_key(|e| e["index"].as_u64());
+    list
+}
+
+#[test]
+fn executions_per_trace_are_analyzes() {
+    let c = corpus("executions");
+    let cache = c.dir.join(".cache");
+    let (answer, _) = rows(&[
+        "SELECT * FROM executions('preset:running') ORDER BY trace, \"index\"",
+        c.dir.to_str().unwrap(),
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    let mut by_trace: BTreeMap<&str, Vec<&Value>> = BTreeMap::new();
+    for r in &answer {
+        by_trace
+            .entry(r["trace"].as_str().unwrap())
+            .or_default()
+            .push(r);
+    }
+    for (name, src) in &c.traces {
+        let expected = analyzed(src, "running");
+        let got = by_trace.remove(name.as_str()).unwrap_or_default();
+        assert_eq!(got.len(), expected.len(), "{name}: executions");
+        for (g, e) in got.iter().zip(&expected) {
+            for column in [
+                "index",
+                "start",
+                "end",
+                "duration",
+                "running",
+                "preempted",
+                "blocked",
+                "waiting",
+                "tid",
+                "start_comm",
+                "end_comm",
+                "cpus",
+                "prio",
+            ] {
+                assert_eq!(
+                    g[column], e[column],
+                    "{name}: execution {} {column}",
+                    e["index"]
+                );
+            }
+        }
+    }
+    assert!(by_trace.is_empty(), "rows of no trace: {by_trace:?}");
+}
+
+#[test]
+fn a_second_identical_query_reads_no_trace() {
+    let c = corpus("store");
+    let cache = c.dir.join(".cache");
+    let query = [
+        "SELECT trace, count(*) AS n, max(duration) AS worst FROM executions('preset:running') GROUP BY trace ORDER BY trace",
+        c.dir.to_str().unwrap(),
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let first = sql(&query);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let n = c.traces.len();
+    let said = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        said.contains(&format!(
+            "executions of {n} traces found by a pass, of 0 read from their store"
+        )),
+        "{said}"
+    );
+    // The second run under strace, beside a third without the store: the
+    // second maps no trace file the third maps for its pass (a BTF file is
+    // mapped once to tell its format, as every command does, and its pass
+    // maps it again), and reads a one-file trace no further than its head
+    // (the store's identity hashes its first 64 KiB).
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!(
+            "skipped the strace check: strace is not installed (tests/run-all.sh installs it)"
+        );
+        return;
+    }
+    let (second, again) = traced(&c.dir.join(".strace2"), &query);
+    assert_eq!(first.stdout, second.stdout, "the same answer");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains(&format!(
+            "executions of 0 traces found by a pass, of {n} read from their store"
+        )),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+    let (_, cold) = traced(&c.dir.join(".strace3"), &query);
+    const HEAD: u64 = 64 * 1024;
+    let mut passes = 0;
+    for name in c.traces.keys() {
+        let trace = c.dir.join(name);
+        let below = |m: &BTreeMap<PathBuf, Use>| -> Vec<(PathBuf, Use)> {
+            m.range(trace.clone()..)
+                .take_while(|(f, _)| f.starts_with(&trace))
+                .map(|(f, u)| (f.clone(), *u))
+                .collect()
+        };
+        let warm: BTreeMap<PathBuf, Use> = below(&again).into_iter().collect();
+        for (file, pass) in below(&cold) {
+            let u = warm.get(&file).copied().unwrap_or_default();
+            if pass.maps > 0 {
+                passes += 1;
+                assert!(
+                    u.maps < pass.maps,
+                    "{name}: {} mapped again ({} times; {} without the store)",
+                    file.display(),
+                    u.maps,
+                    pass.maps
+                );
+            }
+            // A CTF trace's metadata is read whole: its identity and host.
+            let metadata = file.file_name().is_some_and(|n| n == "metadata");
+            assert!(
+                metadata || u.read <= 2 * HEAD,
+                "{name}: {} bytes of {} read again",
+                u.read,
+                file.display()
+            );
+        }
+    }
+    // The check can fail: without the store, trace files are mapped.
+    assert!(passes > 0, "no trace file mapped without the store");
+}
+
+/// How a run used one file: bytes read, and whether it was mapped.
+#[derive(Default, Debug, Clone, Copy)]
+struct Use {
+    read: u64,
+    maps: u32,
+}
+
+/// `sextant sql ARGS` under strace (one log per process, so no call is
+/// split across lines), with how it used each file.
+fn traced(prefix: &Path, args: &[&str]) -> (Output, BTreeMap<PathBuf, Use>) {
+    let out = Command::new("strace")
+        .args(["-ff", "-y", "-e", "trace=read,pread64,mmap", "-o"])
+        .arg(prefix)
+        .arg(env!("CARGO_BIN_EXE_sextant"))
+        .env("XDG_CACHE_HOME", common::cache_home())
+        .arg("sql")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut used: BTreeMap<PathBuf, Use> = BTreeMap::new();
+    let stem = prefix.file_name().unwrap().to_string_lossy().into_owned();
+    for e in std::fs::read_dir(prefix.parent().unwrap()).unwrap() {
+        let e = e.unwrap();
+        if !e
+            .file_name()
+            .to_string_lossy()
+            .starts_with(&format!("{stem}."))
+        {
+            continue;
+        }
+        for line in std::fs::read_to_string(e.path()).unwrap().lines() {
+            // `read(3</path>, ..., 8192) = 8192`, `mmap(NULL, N, ..., 3</path>, 0) = 0x..`
+            let Some(open) = line.find('<') else { continue };
+            let Some(close) = line[open..].find('>') else {
+                continue;
+            };
+            let file = PathBuf::from(&line[open + 1..open + close]);
+            let u = used.entry(file).or_default();
+            if line.starts_with("mmap(") {
+                u.maps += 1;
+            } else if let Some(n) = line
+                .rsplit(" = ")
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                u.read += n;
+            }
+        }
+        let _ = std::fs::remove_file(e.path());
+    }
+    (out, used)
+}
+
+#[test]
+fn a_filter_on_trace_or_host_leaves_other_traces_unread() {
+    let c = corpus("prune");
+    // A trace that cannot be read: any query that opens it fails, naming it.
+    let broken = c.dir.join("broken/ctf");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("metadata"), "/* CTF 1.8 */ trace { major = ").unwrap();
+    let dir = c.dir.to_str().unwrap();
+    let all = sql(&["SELECT count(*) FROM events", dir]);
+    assert!(!all.status.success());
+    let err = String::from_utf8_lossy(&all.stderr);
+    assert!(
+        err.contains("events of") && err.contains("broken/ctf"),
+        "{err}"
+    );
+    let (one, _) = rows(&[
+        "SELECT count(*) AS n FROM events WHERE trace = 'ftrace/taskset.txt'",
+        dir,
+    ]);
+    let expected = lines(
+        command()
+            .args(["dump", "--format", "jsonl"])
+            .arg(&c.traces["ftrace/taskset.txt"]),
+    );
+    assert_eq!(one[0]["n"].as_u64(), Some(expected));
+    let (some, _) = rows(&[
+        "SELECT DISTINCT trace FROM thread_states WHERE trace IN ('perf/taskset', 'tracedat/v7.dat') ORDER BY trace",
+        dir,
+    ]);
+    let names: Vec<&str> = some.iter().map(|r| r["trace"].as_str().unwrap()).collect();
+    assert_eq!(names, ["perf/taskset", "tracedat/v7.dat"]);
+}
+
+#[test]
+fn a_model_a_trace_cannot_match_empties_that_trace_with_one_warning() {
+    let c = corpus("lacking");
+    // Events of perf CTF and ftrace fixtures; a trace.dat has no such events.
+    let model = r#"{"name": "switches", "mode": "same_tid",
+        "events": [{"name": "sched_switch"}, {"name": "sched_wakeup_new"}]}"#;
+    let path = c.dir.join("model.json");
+    std::fs::write(&path, model).unwrap();
+    let query = format!(
+        "SELECT trace, count(*) AS n FROM executions('{}') GROUP BY trace ORDER BY trace",
+        path.display()
+    );
+    let (answer, err) = rows(&[&query, c.dir.to_str().unwrap(), "--no-store"]);
+    let with_rows: Vec<&str> = answer
+        .iter()
+        .map(|r| r["trace"].as_str().unwrap())
+        .collect();
+    for (name, src) in &c.traces {
+        let expected = {
+            let out = command()
+                .args(["analyze", "--format", "json", "--no-store", "--model"])
+                .arg(&path)
+                .arg(src)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            doc["executions"].as_array().unwrap().len()
+        };
+        let warned = err
+            .lines()
+            .filter(|l| {
+                l.starts_with("sextant: warning:")
+                    && l.contains(&*c.dir.join(name).to_string_lossy())
+            })
+            .count();
+        if expected == 0 {
+            assert!(!with_rows.contains(&name.as_str()), "{name}");
+            assert_eq!(warned, 1, "{name}: one warning\n{err}");
+        } else {
+            let n = answer.iter().find(|r| r["trace"] == name.as_str()).unwrap()["n"].as_u64();
+            assert_eq!(n, Some(expected as u64), "{name}");
+        }
+    }
+    assert!(
+        !with_rows.is_empty() && with_rows.len() < c.traces.len(),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn errors_name_the_table_the_column_or_the_trace() {
+    let c = corpus("errors");
+    let dir = c.dir.to_str().unwrap();
+    let said = |args: &[&str]| {
+        let out = sql(args);
+        assert!(!out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(said(&["SELECT nosuchcolumn FROM events", dir]).contains("nosuchcolumn"));
+    assert!(said(&["SELECT * FROM nosuchtable", dir]).contains("nosuchtable"));
+    assert!(said(&["SELECT * FROM executions('preset:nope')", dir]).contains("whole-thread"));
+    assert!(said(&["SELECT 1", "/no/such/trace"]).contains("/no/such/trace"));
+    assert!(said(&["SELECT 1", dir, "--format", "parquet"]).contains("--out"));
+}
+
+#[test]
+fn answers_as_csv_json_and_parquet_agree() {
+    let c = corpus("formats");
+    let dir = c.dir.to_str().unwrap();
+    let query = "SELECT trace, tid, comm, count(*) AS n FROM thread_states WHERE trace LIKE 'perf/%' GROUP BY trace, tid, comm ORDER BY trace, tid, comm";
+    let (json, _) = rows(&[query, dir]);
+    let csv = sql(&[query, dir, "--format", "csv"]);
+    assert!(csv.status.success());
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("trace,tid,comm,n"));
+    assert_eq!(lines.count(), json.len());
+    assert!(!json.is_empty());
+    let out = c.dir.join("answer.parquet");
+    let pq = sql(&[
+        query,
+        dir,
+        "--format",
+        "parquet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        pq.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pq.stderr)
+    );
+    let head = std::fs::read(&out).unwrap();
+    assert_eq!(&head[..4], b"PAR1");
+}

@@ -1,0 +1,142 @@
+//! `executions('MODEL.json' | '{...}' | 'preset:NAME')`: a model's
+//! executions in every trace, with `analyze`'s columns. Each trace's are
+//! asked of the engine's front door (`Session::host_executions`: the
+//! store's answer, else a pass with the census that explains an empty
+//! answer, kept in the store), so a second query reads no trace. Not
+//! `session::executions::in_traces`: it numbers the executions of all
+//! traces again, where each trace's rows here keep the numbers `analyze`
+//! gives them on that trace.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
+use datafusion::common::{plan_err, ScalarValue};
+use datafusion::error::Result;
+use datafusion::logical_expr::Expr;
+use sextant_engine::analysis::executions::{Execution, Target};
+use sextant_engine::analysis::model::request::Request;
+use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::export;
+use sextant_engine::hosts::HostPick;
+use sextant_engine::run::Work;
+use sextant_engine::session::executions::Source;
+use sextant_engine::session::Session;
+
+use crate::fleet::Trace;
+use crate::partition::{Failure, Kind};
+use crate::tables::TraceTable;
+use crate::Fleet;
+
+/// A model as the query asked for it.
+#[derive(Debug)]
+pub(crate) struct Asked {
+    pub(crate) name: String,
+    request: Request,
+}
+
+/// The table function, over the fleet's traces.
+#[derive(Debug)]
+pub(crate) struct ExecutionsFn {
+    pub(crate) fleet: Arc<Fleet>,
+}
+
+impl TableFunctionImpl for ExecutionsFn {
+    fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
+        let text = match args.exprs() {
+            [Expr::Literal(
+                ScalarValue::Utf8(Some(s))
+                | ScalarValue::LargeUtf8(Some(s))
+                | ScalarValue::Utf8View(Some(s)),
+                _,
+            )] => s.clone(),
+            _ => {
+                return plan_err!(
+                "executions() takes one text argument: 'MODEL.json', the model's JSON, or 'preset:NAME'"
+            )
+            }
+        };
+        let asked = asked(&text).map_err(|e| {
+            datafusion::error::DataFusionError::Plan(format!("executions('{text}'): {e}"))
+        })?;
+        Ok(Arc::new(TraceTable::new(
+            Kind::Executions(Arc::new(asked)),
+            self.fleet.clone(),
+        )))
+    }
+}
+
+/// The model a table function's argument names, as `analyze --model` and
+/// `--preset` read them (a preset on every thread).
+pub(crate) fn asked(text: &str) -> Result<Asked, String> {
+    if let Some(name) = text.strip_prefix("preset:") {
+        let preset: Preset = name.parse().map_err(|e| format!("{e}"))?;
+        let target = match preset.model(ThreadFilter::default()) {
+            Some(model) => Target::Model(Box::new(model)),
+            None => Target::States(preset, ThreadFilter::default()),
+        };
+        return Ok(Asked {
+            name: preset.name().to_string(),
+            request: Request {
+                target,
+                preset: Some(preset),
+                tids: Vec::new(),
+            },
+        });
+    }
+    let json = if text.trim_start().starts_with('{') {
+        text.to_string()
+    } else {
+        std::fs::read_to_string(text).map_err(|e| format!("reading the model: {e}"))?
+    };
+    let model = parse_model(&json).map_err(|e| e.to_string())?;
+    Ok(Asked {
+        name: model.name.clone(),
+        request: Request {
+            target: Target::Model(Box::new(model)),
+            preset: None,
+            tids: Vec::new(),
+        },
+    })
+}
+
+/// The executions of `asked` in `trace` as one batch of `analyze`'s
+/// columns (`host` and `trace` not yet before them), as the engine's front
+/// door gives them: from the trace's store when it keeps them, else found
+/// by a pass and kept there. What the trace lacks for the model is one
+/// warning, and no rows.
+pub(crate) fn of_trace(
+    asked: &Asked,
+    trace: &Trace,
+    fleet: &Fleet,
+    work: &Work<'_>,
+) -> Result<RecordBatch, Failure> {
+    let session = Session::open(&trace.path, fleet.options, fleet.places.clone());
+    let found = session.host_executions(&asked.request, HostPick::Sole, None, work)?;
+    fleet.log.counted(found.source == Source::Store);
+    fleet.log.warn_all(trace, &found.notes);
+    // The reader's and the census's warnings, as one line per trace.
+    if !found.ran.warnings.is_empty() {
+        fleet.log.warn(trace, &found.ran.warnings.join("; "));
+    }
+    let rows: Vec<&Execution> = found.executions.executions.iter().collect();
+    Ok(export::executions::table(&found.executions, &rows, None)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_name_presets_models_and_files() {
+        assert_eq!(asked("preset:running").unwrap().name, "running");
+        assert!(asked("preset:nope").unwrap_err().contains("whole-thread"));
+        let inline =
+            r#"{"name": "m", "mode": "same_tid", "events": [{"name": "a"}, {"name": "b"}]}"#;
+        assert_eq!(asked(inline).unwrap().name, "m");
+        assert!(asked(r#"{"name": "m"}"#).is_err());
+        assert!(asked("/no/such/model.json")
+            .unwrap_err()
+            .starts_with("reading the model"));
+    }
+}

@@ -1,0 +1,150 @@
+//! SQL over many traces: `sextant sql`. Each trace (or every trace below a
+//! folder) is one partition of the tables `events`, `thread_states`,
+//! `threads` and of the table function `executions('MODEL.json' |
+//! 'preset:NAME')`, all with `host` and `trace` columns before the engine's
+//! own (`schemas/exports.md`), queried by an embedded Apache DataFusion.
+//! Kept out of the engine and the protocol crate so that the fuzz targets
+//! and the other tests do not compile DataFusion.
+
+pub mod dataset;
+mod executions;
+pub mod fleet;
+mod log;
+pub mod output;
+mod partition;
+mod tables;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::execution::context::SessionContext;
+use datafusion::prelude::SessionConfig;
+use futures::StreamExt;
+use sextant_engine::reader::OpenOptions;
+use sextant_engine::store::Places;
+
+pub use fleet::Trace;
+pub use log::Log;
+
+use partition::{Kind, Scratch};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// A trace argument that cannot be read.
+    #[error("{trace}: {message}")]
+    Trace { trace: String, message: String },
+    /// The query (DataFusion says which table or column), or a trace's
+    /// pass inside it (the message names the table and the trace).
+    /// Not a `source`: the innermost message is the whole story, and a
+    /// chain printed after it would repeat it.
+    #[error("{}", innermost(.0))]
+    Query(datafusion::error::DataFusionError),
+    #[error("{0}")]
+    Output(String),
+    #[error("starting the query engine: {0}")]
+    Runtime(std::io::Error),
+}
+
+impl From<datafusion::error::DataFusionError> for SqlError {
+    fn from(e: datafusion::error::DataFusionError) -> Self {
+        SqlError::Query(e)
+    }
+}
+
+/// What went wrong, once: DataFusion wraps a partition's error again at
+/// each operator it passes through ("External error: ... External error:").
+fn innermost(e: &datafusion::error::DataFusionError) -> String {
+    match e.find_root() {
+        datafusion::error::DataFusionError::External(inner) => inner.to_string(),
+        root => root.to_string(),
+    }
+}
+
+/// What every table of one query reads.
+pub(crate) struct Fleet {
+    pub(crate) traces: Vec<Trace>,
+    pub(crate) places: Option<Places>,
+    pub(crate) options: OpenOptions,
+    /// Passes running at once.
+    pub(crate) gate: Arc<tokio::sync::Semaphore>,
+    pub(crate) log: Arc<Log>,
+    pub(crate) scratch: Scratch,
+}
+
+impl std::fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} traces", self.traces.len())
+    }
+}
+
+/// A query over the traces the arguments name.
+pub struct Query {
+    pub sql: String,
+    pub traces: Vec<PathBuf>,
+    /// Where executions are kept (`None`: neither read nor stored).
+    pub places: Option<Places>,
+    pub options: OpenOptions,
+}
+
+/// Runs the query, handing each batch of its answer to `sink` as it comes;
+/// the answer's schema first. Warnings and what was read are in `log`.
+pub fn run(query: Query, sink: &mut dyn output::Sink, log: Arc<Log>) -> Result<(), SqlError> {
+    let traces = fleet::traces(&query.traces)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .enable_all()
+        .build()
+        .map_err(SqlError::Runtime)?;
+    let fleet = Arc::new(Fleet {
+        traces,
+        places: query.places,
+        options: query.options,
+        gate: Arc::new(tokio::sync::Semaphore::new(cores)),
+        log,
+        scratch: Scratch::new().map_err(SqlError::Runtime)?,
+    });
+    runtime.block_on(async {
+        let ctx = context(fleet).await?;
+        let frame = ctx.sql(&query.sql).await?;
+        let mut stream = frame.execute_stream().await?;
+        sink.start(&stream.schema())?;
+        while let Some(batch) = stream.next().await {
+            sink.batch(&batch?)?;
+        }
+        sink.finish()
+    })
+}
+
+/// A session with the fleet's tables.
+async fn context(fleet: Arc<Fleet>) -> Result<SessionContext, SqlError> {
+    let config = SessionConfig::new().with_target_partitions(fleet.gate.available_permits());
+    let ctx = SessionContext::new_with_config(config);
+    for kind in [Kind::Events, Kind::ThreadStates] {
+        let table = tables::TraceTable::new(kind.clone(), fleet.clone());
+        ctx.register_table(kind.table(), Arc::new(table))?;
+    }
+    ctx.register_udtf(
+        "executions",
+        Arc::new(executions::ExecutionsFn {
+            fleet: fleet.clone(),
+        }),
+    );
+    // A thread's life is on each of its state intervals: no second pass.
+    ctx.sql(
+        "CREATE VIEW threads AS SELECT DISTINCT host, trace, tid, pid, comm, \
+         thread_start AS start, thread_end AS \"end\" FROM thread_states",
+    )
+    .await?;
+    Ok(ctx)
+}
+
+/// The schema of a query's answer with the batches collected (tests, and
+/// the table printed on a terminal).
+pub fn collect(query: Query, log: Arc<Log>) -> Result<(SchemaRef, Vec<RecordBatch>), SqlError> {
+    let mut sink = output::Collect::default();
+    run(query, &mut sink, log)?;
+    Ok((sink.schema.expect("started"), sink.batches))
+}

@@ -1,0 +1,257 @@
+//! One trace's rows of one table, computed on a blocking thread when
+//! DataFusion first polls the partition: the engine's own writers
+//! (`export::events`, `export::states`, `export::executions::table`), so the
+//! columns are the exports' and `analyze`'s. Events and thread states go
+//! through a temporary Arrow file read back a batch at a time, so that
+//! memory does not grow with the trace; a partition dropped early (a
+//! `LIMIT` met) cancels its pass.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::ipc::reader::FileReader;
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::PartitionStream;
+use sextant_engine::export::{self, Format, TableFile};
+use sextant_engine::hosts::HostPick;
+use sextant_engine::run::Work;
+use sextant_engine::session::Session;
+use tokio::sync::mpsc;
+
+use crate::executions::{self, Asked};
+use crate::fleet::Trace;
+use crate::Fleet;
+
+/// Which table.
+#[derive(Debug, Clone)]
+pub(crate) enum Kind {
+    Events,
+    ThreadStates,
+    Executions(Arc<Asked>),
+}
+
+impl Kind {
+    /// The engine's columns of the table.
+    pub(crate) fn schema(&self) -> SchemaRef {
+        match self {
+            Kind::Events => export::events::schema(),
+            Kind::ThreadStates => export::states::schema(),
+            Kind::Executions(asked) => export::executions::schema(&asked.name),
+        }
+    }
+
+    pub(crate) fn table(&self) -> &'static str {
+        match self {
+            Kind::Events => "events",
+            Kind::ThreadStates => "thread_states",
+            Kind::Executions(_) => "executions",
+        }
+    }
+}
+
+/// Batches in flight between the pass's thread and the query.
+const QUEUED: usize = 2;
+
+pub(crate) struct TracePartition {
+    kind: Kind,
+    trace: Arc<Trace>,
+    fleet: Arc<Fleet>,
+    schema: SchemaRef,
+}
+
+impl fmt::Debug for TracePartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({})", self.kind.table(), self.trace.name)
+    }
+}
+
+impl TracePartition {
+    pub(crate) fn new(kind: Kind, trace: Arc<Trace>, fleet: Arc<Fleet>, schema: SchemaRef) -> Self {
+        TracePartition {
+            kind,
+            trace,
+            fleet,
+            schema,
+        }
+    }
+}
+
+/// Set when the partition's stream is dropped: the pass stops.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl PartitionStream for TracePartition {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(QUEUED);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (kind, trace, fleet, schema) = (
+            self.kind.clone(),
+            self.trace.clone(),
+            self.fleet.clone(),
+            self.schema.clone(),
+        );
+        let flag = cancel.clone();
+        // Started now, so that its batches flow while the query reads them
+        // (the channel holds only `QUEUED`).
+        tokio::spawn(async move {
+            // At most one pass per core at once, however many traces.
+            let Ok(_permit) = fleet.gate.clone().acquire_owned().await else {
+                return;
+            };
+            let name = format!("{} of {}", kind.table(), trace.path.display());
+            let (failed, label) = (tx.clone(), name.clone());
+            let pass = tokio::task::spawn_blocking(move || {
+                let send = |batch: Result<RecordBatch>| tx.blocking_send(batch).is_ok();
+                let place = Place::new(&trace, &schema);
+                let rows = |core: RecordBatch| place.batch(&core);
+                if let Err(e) = produce(&kind, &trace, &fleet, &flag, &mut |b| send(rows(b))) {
+                    send(Err(DataFusionError::External(
+                        format!("{name}: {e}").into(),
+                    )));
+                }
+            });
+            // A pass that panicked ends its partition with an error, not
+            // with fewer rows.
+            if let Err(e) = pass.await {
+                let _ = failed
+                    .send(Err(DataFusionError::External(
+                        format!("{label}: {e}").into(),
+                    )))
+                    .await;
+            }
+        });
+        let guard = CancelOnDrop(cancel);
+        let stream = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
+            let batch = rx.recv().await?;
+            Some((batch, (rx, guard)))
+        });
+        Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
+    }
+}
+
+/// The trace's `host` and `trace` columns put before a batch of the
+/// engine's.
+struct Place<'a> {
+    trace: &'a Trace,
+    schema: &'a SchemaRef,
+}
+
+impl<'a> Place<'a> {
+    fn new(trace: &'a Trace, schema: &'a SchemaRef) -> Self {
+        Place { trace, schema }
+    }
+
+    fn batch(&self, core: &RecordBatch) -> Result<RecordBatch> {
+        let n = core.num_rows();
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(vec![self.trace.host.as_str(); n])),
+            Arc::new(StringArray::from(vec![self.trace.name.as_str(); n])),
+        ];
+        columns.extend(core.columns().iter().cloned());
+        Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
+    }
+}
+
+/// What a pass of one partition failed with, said with its table and trace
+/// by the caller.
+pub(crate) type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// Computes the trace's rows of `kind`, handing each batch to `emit`
+/// (which says `false` once nobody wants more).
+pub(crate) fn produce(
+    kind: &Kind,
+    trace: &Trace,
+    fleet: &Fleet,
+    cancel: &AtomicBool,
+    emit: &mut dyn FnMut(RecordBatch) -> bool,
+) -> Result<(), Failure> {
+    let work = Work {
+        progress: &|_| {},
+        cancel,
+    };
+    match kind {
+        Kind::Events => {
+            let file = fleet.scratch.file("events");
+            let mut table = TableFile::create(&file, Format::Arrow, export::events::schema())?;
+            let ran = export::events::write(&trace.path, fleet.options, &mut table, &work)?;
+            table.finish()?;
+            fleet.log.warn_all(trace, &ran.warnings);
+            read_back(&file, emit)
+        }
+        Kind::ThreadStates => {
+            let session = Session::open(&trace.path, fleet.options, None);
+            let (rows, ran) = session.thread_states(HostPick::Sole, &work)?;
+            fleet.log.warn_all(trace, &ran.warnings);
+            let file = fleet.scratch.file("states");
+            let mut table = TableFile::create(&file, Format::Arrow, export::states::schema())?;
+            export::states::write(&rows, &mut table)?;
+            table.finish()?;
+            read_back(&file, emit)
+        }
+        Kind::Executions(asked) => {
+            let batch = executions::of_trace(asked, trace, fleet, &work)?;
+            emit(batch);
+            Ok(())
+        }
+    }
+}
+
+/// Hands out the batches of an Arrow file written for the query, removing
+/// it first (an open file stays readable).
+fn read_back(file: &Path, emit: &mut dyn FnMut(RecordBatch) -> bool) -> Result<(), Failure> {
+    let opened = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let _ = std::fs::remove_file(file);
+    for batch in FileReader::try_new(opened, None)? {
+        if !emit(batch?) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A folder of the query's temporary files, removed when the query ends.
+#[derive(Debug)]
+pub(crate) struct Scratch {
+    dir: PathBuf,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Scratch {
+    pub(crate) fn new() -> std::io::Result<Scratch> {
+        use std::sync::atomic::AtomicU64;
+        static QUERIES: AtomicU64 = AtomicU64::new(0);
+        let n = QUERIES.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("sextant-sql-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Scratch {
+            dir,
+            next: AtomicU64::new(0),
+        })
+    }
+
+    fn file(&self, what: &str) -> PathBuf {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        self.dir.join(format!("{what}-{n}.arrow"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

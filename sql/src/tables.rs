@@ -1,0 +1,210 @@
+//! The fleet's tables as DataFusion tables: each trace one partition, with
+//! the engine's own columns (`sextant_engine::export`'s schemas) after a
+//! `host` and a `trace` column. A filter on `host` and `trace` is decided
+//! per trace before anything is read, so a trace it rules out is never
+//! opened.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::common::ScalarValue;
+use datafusion::error::Result;
+use datafusion::logical_expr::{
+    BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
+};
+use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::fleet::Trace;
+use crate::partition::{Kind, TracePartition};
+use crate::Fleet;
+
+/// One table over every trace of the fleet.
+#[derive(Debug)]
+pub(crate) struct TraceTable {
+    kind: Kind,
+    schema: SchemaRef,
+    fleet: Arc<Fleet>,
+}
+
+impl TraceTable {
+    pub(crate) fn new(kind: Kind, fleet: Arc<Fleet>) -> Self {
+        let schema = with_place(&kind.schema());
+        TraceTable {
+            kind,
+            schema,
+            fleet,
+        }
+    }
+}
+
+/// `host` and `trace`, then the engine's columns (its schema's metadata
+/// left out: one table's batches come from many traces).
+pub fn with_place(core: &Schema) -> SchemaRef {
+    let mut fields = vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("trace", DataType::Utf8, false),
+    ];
+    fields.extend(core.fields().iter().map(|f| f.as_ref().clone()));
+    Arc::new(Schema::new(fields))
+}
+
+#[async_trait]
+impl TableProvider for TraceTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    /// Filters on `host` and `trace` alone are used to choose traces;
+    /// DataFusion applies every filter to the rows anyway (`Inexact`), so
+    /// one this module cannot decide keeps the trace.
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if on_place_only(f) {
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        _state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let partitions: Vec<Arc<dyn PartitionStream>> = self
+            .fleet
+            .traces
+            .iter()
+            .filter(|t| filters.iter().all(|f| holds(f, t) != Some(false)))
+            .map(|t| {
+                Arc::new(TracePartition::new(
+                    self.kind.clone(),
+                    Arc::new(t.clone()),
+                    self.fleet.clone(),
+                    self.schema.clone(),
+                )) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        if partitions.is_empty() {
+            let schema = match projection {
+                Some(p) => Arc::new(self.schema.project(p)?),
+                None => self.schema.clone(),
+            };
+            return Ok(Arc::new(EmptyExec::new(schema)));
+        }
+        let exec = StreamingTableExec::try_new(
+            self.schema.clone(),
+            partitions,
+            projection,
+            Vec::new(),
+            false,
+            limit,
+        )?;
+        Ok(Arc::new(exec))
+    }
+}
+
+/// The filter names no column but `host` and `trace`.
+fn on_place_only(filter: &Expr) -> bool {
+    let columns = filter.column_refs();
+    !columns.is_empty()
+        && columns
+            .iter()
+            .all(|c| c.name == "host" || c.name == "trace")
+}
+
+/// Whether `filter` holds for every row of trace `t`: `None` when it
+/// cannot be told from the trace's host and name alone.
+fn holds(filter: &Expr, t: &Trace) -> Option<bool> {
+    match filter {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => match op {
+            Operator::And => match (holds(left, t), holds(right, t)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            Operator::Or => match (holds(left, t), holds(right, t)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
+            Operator::Eq | Operator::NotEq => {
+                let (a, b) = (text(left, t)?, text(right, t)?);
+                Some((a == b) == (*op == Operator::Eq))
+            }
+            _ => None,
+        },
+        Expr::Not(inner) => holds(inner, t).map(|b| !b),
+        Expr::InList(list) => {
+            let value = text(&list.expr, t)?;
+            let mut found = false;
+            for item in &list.list {
+                found |= text(item, t)? == value;
+            }
+            Some(found != list.negated)
+        }
+        _ => None,
+    }
+}
+
+/// A column `host` or `trace` of trace `t`, or a text literal.
+fn text(expr: &Expr, t: &Trace) -> Option<String> {
+    match expr {
+        Expr::Column(c) if c.name == "host" => Some(t.host.clone()),
+        Expr::Column(c) if c.name == "trace" => Some(t.name.clone()),
+        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)), _) => {
+            Some(s.clone())
+        }
+        Expr::Literal(ScalarValue::Utf8View(Some(s)), _) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::prelude::{col, lit};
+    use std::ops::Not;
+
+    fn t(host: &str, name: &str) -> Trace {
+        Trace {
+            path: name.into(),
+            name: name.into(),
+            host: host.into(),
+        }
+    }
+
+    #[test]
+    fn place_filters_choose_traces() {
+        let a = t("h1", "a/x.txt");
+        let f = col("trace").eq(lit("a/x.txt"));
+        assert_eq!(holds(&f, &a), Some(true));
+        assert_eq!(holds(&f, &t("h1", "b")), Some(false));
+        let g = col("host").in_list(vec![lit("h2"), lit("h3")], false);
+        assert_eq!(holds(&g, &a), Some(false));
+        assert_eq!(holds(&g.clone().or(f.clone()), &a), Some(true));
+        assert_eq!(holds(&g.and(f.clone()), &a), Some(false));
+        // Another column: undecided, the trace is kept.
+        let h = col("name").eq(lit("sched_switch"));
+        assert_eq!(holds(&h, &a), None);
+        assert_eq!(holds(&h.clone().and(f.not()), &a), Some(false));
+        assert!(!on_place_only(&h));
+    }
+}
