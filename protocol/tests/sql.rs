@@ -146,6 +146,52 @@ fn events_per_trace_are_babeltrace2s_and_dumps() {
     }
 }
 
+/// Filters on `name` and `ts` narrow each trace's pass (rows left out,
+/// the read stopped after the last time asked) and change no answer: the
+/// same query with each filter hidden in an expression (`ts + 0`, `name ||
+/// ''`), which nothing pushes down, gives the same rows, their threads
+/// included (every event still goes through the kernel model).
+#[test]
+fn filters_on_name_and_time_narrow_the_pass_and_change_no_row() {
+    let c = corpus("narrow");
+    let dir = c.dir.to_str().unwrap();
+    let (spans, _) = rows(&[
+        "SELECT trace, min(ts) AS a, max(ts) AS b FROM events GROUP BY trace ORDER BY trace",
+        dir,
+    ]);
+    let mut checked = 0;
+    for span in &spans {
+        let trace = span["trace"].as_str().unwrap();
+        let (a, b) = (span["a"].as_i64().unwrap(), span["b"].as_i64().unwrap());
+        // The middle third of the trace.
+        let (from, until) = (a + (b - a) / 3, a + 2 * (b - a) / 3);
+        for (pushed, hidden) in [
+            (
+                format!("ts BETWEEN {from} AND {until}"),
+                format!("ts + 0 BETWEEN {from} AND {until}"),
+            ),
+            (
+                format!("ts >= {from} AND ts < {until} AND name IN ('sched_switch', 'sched_wakeup')"),
+                format!("ts + 0 >= {from} AND ts + 0 < {until} AND name || '' IN ('sched_switch', 'sched_wakeup')"),
+            ),
+            (format!("name = 'sched_switch' AND ts > {until}"), format!("name || '' = 'sched_switch' AND ts + 0 > {until}")),
+        ] {
+            let query = |filter: &str| {
+                format!(
+                    "SELECT ts, name, cpu, tid, payload FROM events \
+                     WHERE trace = '{trace}' AND {filter} ORDER BY ts, name, cpu, tid, payload"
+                )
+            };
+            let (narrowed, _) = rows(&[&query(&pushed), dir]);
+            let (whole, _) = rows(&[&query(&hidden), dir]);
+            assert_eq!(narrowed, whole, "{trace}: {pushed}");
+            checked += usize::from(!whole.is_empty());
+        }
+    }
+    // The comparison saw rows (scheduler events in most traces).
+    assert!(checked >= spans.len(), "{checked} non-empty answers");
+}
+
 /// Executions of `preset` per trace, by `analyze` on each trace alone.
 fn analyzed(src: &Path, preset: &str) -> Vec<Value> {
     let out = command()

@@ -27,7 +27,7 @@ pub enum Table<'a> {
 /// number of rows written. `query.sql` is not used.
 pub fn write(dir: &Path, table: Table<'_>, query: Query, log: Arc<Log>) -> Result<u64, SqlError> {
     let kind = match table {
-        Table::Events => Kind::Events,
+        Table::Events => Kind::Events(Default::default()),
         Table::ThreadStates => Kind::ThreadStates,
         Table::Executions(text) => {
             let asked = asked(text).map_err(|e| SqlError::Output(format!("{text}: {e}")))?;

@@ -10,6 +10,7 @@ pub mod dataset;
 mod executions;
 pub mod fleet;
 mod log;
+mod narrowing;
 pub mod output;
 mod partition;
 mod tables;
@@ -122,7 +123,7 @@ pub fn run(query: Query, sink: &mut dyn output::Sink, log: Arc<Log>) -> Result<(
 async fn context(fleet: Arc<Fleet>) -> Result<SessionContext, SqlError> {
     let config = SessionConfig::new().with_target_partitions(fleet.gate.available_permits());
     let ctx = SessionContext::new_with_config(config);
-    for kind in [Kind::Events, Kind::ThreadStates] {
+    for kind in [Kind::Events(Default::default()), Kind::ThreadStates] {
         let table = tables::TraceTable::new(kind.clone(), fleet.clone());
         ctx.register_table(kind.table(), Arc::new(table))?;
     }

@@ -18,6 +18,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
+use sextant_engine::export::events::Only;
 use sextant_engine::export::{self, Format, TableFile};
 use sextant_engine::hosts::HostPick;
 use sextant_engine::run::Work;
@@ -31,7 +32,8 @@ use crate::Fleet;
 /// Which table.
 #[derive(Debug, Clone)]
 pub(crate) enum Kind {
-    Events,
+    /// With the rows the query's filters keep (pushed down).
+    Events(Arc<Only>),
     ThreadStates,
     Executions(Arc<Asked>),
 }
@@ -40,7 +42,7 @@ impl Kind {
     /// The engine's columns of the table.
     pub(crate) fn schema(&self) -> SchemaRef {
         match self {
-            Kind::Events => export::events::schema(),
+            Kind::Events(_) => export::events::schema(),
             Kind::ThreadStates => export::states::schema(),
             Kind::Executions(asked) => export::executions::schema(&asked.name),
         }
@@ -48,7 +50,7 @@ impl Kind {
 
     pub(crate) fn table(&self) -> &'static str {
         match self {
-            Kind::Events => "events",
+            Kind::Events(_) => "events",
             Kind::ThreadStates => "thread_states",
             Kind::Executions(_) => "executions",
         }
@@ -185,10 +187,10 @@ pub(crate) fn produce(
         cancel,
     };
     match kind {
-        Kind::Events => {
+        Kind::Events(only) => {
             let file = fleet.scratch.file("events");
             let mut table = TableFile::create(&file, Format::Arrow, export::events::schema())?;
-            let ran = export::events::write(&trace.path, fleet.options, &mut table, &work)?;
+            let ran = export::events::write(&trace.path, fleet.options, only, &mut table, &work)?;
             table.finish()?;
             fleet.log.warn_all(trace, &ran.warnings);
             read_back(&file, emit)

@@ -2,7 +2,8 @@
 //! the engine's own columns (`sextant_engine::export`'s schemas) after a
 //! `host` and a `trace` column. A filter on `host` and `trace` is decided
 //! per trace before anything is read, so a trace it rules out is never
-//! opened.
+//! opened; filters on an event's `name` and `ts` go down to each trace's
+//! pass (`narrowing`).
 
 use std::sync::Arc;
 
@@ -18,7 +19,10 @@ use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 
+use sextant_engine::export::events::Only;
+
 use crate::fleet::Trace;
+use crate::narrowing;
 use crate::partition::{Kind, TracePartition};
 use crate::Fleet;
 
@@ -62,9 +66,10 @@ impl TableProvider for TraceTable {
         TableType::Base
     }
 
-    /// Filters on `host` and `trace` alone are used to choose traces;
-    /// DataFusion applies every filter to the rows anyway (`Inexact`), so
-    /// one this module cannot decide keeps the trace.
+    /// Filters on `host` and `trace` alone are used to choose traces, and
+    /// on `events`' `name` and `ts` to narrow each pass; DataFusion
+    /// applies every filter to the rows anyway (`Inexact`), so one this
+    /// module cannot decide keeps the trace.
     fn supports_filters_pushdown(
         &self,
         filters: &[&Expr],
@@ -72,7 +77,8 @@ impl TableProvider for TraceTable {
         Ok(filters
             .iter()
             .map(|f| {
-                if on_place_only(f) {
+                let narrows = matches!(self.kind, Kind::Events(_)) && narrowing::of(f).is_some();
+                if on_place_only(f) || narrows {
                     TableProviderFilterPushDown::Inexact
                 } else {
                     TableProviderFilterPushDown::Unsupported
@@ -88,6 +94,15 @@ impl TableProvider for TraceTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        let kind = match &self.kind {
+            Kind::Events(_) => Kind::Events(Arc::new(
+                filters
+                    .iter()
+                    .filter_map(narrowing::of)
+                    .fold(Only::default(), narrowing::both),
+            )),
+            other => other.clone(),
+        };
         let partitions: Vec<Arc<dyn PartitionStream>> = self
             .fleet
             .traces
@@ -95,7 +110,7 @@ impl TableProvider for TraceTable {
             .filter(|t| filters.iter().all(|f| holds(f, t) != Some(false)))
             .map(|t| {
                 Arc::new(TracePartition::new(
-                    self.kind.clone(),
+                    kind.clone(),
                     Arc::new(t.clone()),
                     self.fleet.clone(),
                     self.schema.clone(),

@@ -3,6 +3,7 @@
 //! trace is read, a batch at a time: memory does not grow with the trace.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,11 +31,32 @@ pub fn schema() -> SchemaRef {
     Arc::new(Schema::new_with_metadata(fields, super::metadata("events")))
 }
 
-/// Reads the trace at `trace` and writes each event into `file`; the pass's
-/// summary and warnings.
+/// Which events become rows (a SQL query's filters on `name` and `ts`,
+/// pushed down). Every event still goes through the kernel model, so each
+/// row's thread is the one a whole export gives it; the read stops after
+/// `until`, and no payload is written for an event left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Only {
+    /// Event names kept (`None`: every name).
+    pub names: Option<BTreeSet<String>>,
+    /// First and last timestamps kept, inclusive (ns, as the `ts` column).
+    pub from: Option<i64>,
+    pub until: Option<i64>,
+}
+
+impl Only {
+    fn keeps<'s, E: Event<'s>>(&self, ev: &E) -> bool {
+        self.from.is_none_or(|from| ev.ts() >= from)
+            && self.names.as_ref().is_none_or(|n| n.contains(ev.name()))
+    }
+}
+
+/// Reads the trace at `trace` and writes each event `only` keeps into
+/// `file`; the pass's summary and warnings.
 pub fn write(
     trace: &Path,
     options: OpenOptions,
+    only: &Only,
     file: &mut TableFile,
     work: &Work<'_>,
 ) -> Result<Ran, ExportError> {
@@ -44,10 +66,12 @@ pub fn write(
         columns: &columns,
         payload: Vec::with_capacity(256),
         failed: None,
+        only,
     };
     let mut attribution = Attribution { columns: &columns };
     let ran = Pass::new(&mut [&mut attribution])
         .options(options)
+        .until(only.until.unwrap_or(i64::MAX))
         .tap(&mut rows)
         .read(trace, work);
     if let Some(e) = rows.failed.take() {
@@ -83,6 +107,7 @@ impl Columns {
 /// Writes each event's row, its thread left to `Attribution`.
 struct Rows<'f, 'c> {
     file: &'f mut TableFile,
+    only: &'f Only,
     columns: &'c RefCell<Columns>,
     /// The payload being written, reused from event to event.
     payload: Vec<u8>,
@@ -110,6 +135,9 @@ impl Rows<'_, '_> {
 
 impl Tap for Rows<'_, '_> {
     fn event<'s, E: Event<'s>>(&mut self, ev: &E, _: &KernelModel) -> Result<Flow, ReadError> {
+        if !self.only.keeps(ev) {
+            return Ok(Flow::Apply);
+        }
         let full = self.columns.borrow().rows == BATCH_ROWS;
         if full {
             if let Err(e) = self.flush() {

@@ -32,6 +32,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("capture", "sudo sextant capture tracefs --out /tmp/t --duration 5"),
     ("sync", "sextant sync host-a/ctf host-b/ctf"),
     (
+        "sql",
+        "sextant sql \"SELECT trace, count(*) AS jobs, max(duration) AS worst FROM executions('preset:running') GROUP BY trace\" fixtures",
+    ),
+    (
         "completions",
         "sextant completions bash > ~/.local/share/bash-completion/completions/sextant",
     ),

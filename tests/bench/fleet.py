@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""One SQL query over a fleet of traces (issue 29): `sextant sql` over N
+traces, first (each trace read by a pass) and repeated (each trace's
+executions read from its store), beside its peer, a shell loop of
+`sextant analyze --format json --no-store` over the same traces, which is
+what a user does without `sql`. Also the peak RSS of the one `sql`
+process as the fleet grows: it should stay flat (one pass per core at a
+time, batches streamed).
+
+  tests/bench/fleet.py [--traces N] [--binary BIN] [--preset NAME]
+
+The fleet is made of copies of the fixtures (perf CTF, ftrace text,
+trace.dat; each copy is its own trace with its own store) in a temporary
+folder, with a temporary cache directory. Printed: wall time and peak RSS
+of each run, and the ratios (goal: repeated >= 20x faster than first).
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SOURCES = [
+    "scenario-a/ctf",
+    "scenario-a/trace.txt",
+    "scenario-b/ctf",
+    "scenario-c/ctf",
+    "scenario-c/trace.txt",
+    "scenario-d/ctf",
+    "scenario-d/trace.txt",
+    "taskset/ctf",
+    "taskset/trace.txt",
+    "tracedat-a/trace-v7.dat",
+]
+
+
+def make_fleet(folder, n):
+    for i in range(n):
+        src = os.path.join(ROOT, "fixtures", SOURCES[i % len(SOURCES)])
+        dst = os.path.join(folder, f"run{i:04d}", os.path.basename(src))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst)
+        else:
+            shutil.copy(src, dst)
+
+
+def run_sql(binary, folder, preset, env):
+    query = (
+        f"SELECT trace, count(*) AS n, max(duration) AS worst "
+        f"FROM executions('preset:{preset}') GROUP BY trace"
+    )
+    cmd = [binary, "sql", query, folder, "--format", "csv"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # wait4 gives this child's own peak RSS (getrusage of all children
+    # would keep the largest child seen so far).
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"sextant sql failed: {err.decode()[-2000:]}")
+    rows = max(0, out.decode().count("\n") - 1)
+    return wall, usage.ru_maxrss / 1024, rows
+
+
+def run_loop(binary, folder, preset, env):
+    traces = []
+    for run in sorted(os.listdir(folder)):
+        for name in os.listdir(os.path.join(folder, run)):
+            traces.append(os.path.join(folder, run, name))
+    start = time.perf_counter()
+    for t in traces:
+        subprocess.run(
+            [binary, "analyze", t, "--preset", preset, "--format", "json", "--no-store"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    return time.perf_counter() - start
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--traces", type=int, default=200)
+    p.add_argument("--preset", default="running")
+    p.add_argument(
+        "--binary", default=os.path.join(ROOT, "target", "release", "sextant")
+    )
+    a = p.parse_args()
+    if not os.access(a.binary, os.X_OK):
+        sys.exit(f"{a.binary}: no binary (cargo build --release)")
+    with tempfile.TemporaryDirectory(prefix="sextant-fleet-") as tmp:
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+        print(f"fleet of {a.traces} traces (copies of {len(SOURCES)} fixtures), preset {a.preset}")
+        print(f"{'traces':>7} {'first s':>9} {'repeat s':>9} {'ratio':>7} {'peak MiB':>9} {'rows':>6}")
+        for n in sorted({max(1, a.traces // 4), max(1, a.traces // 2), a.traces}):
+            folder = os.path.join(tmp, f"fleet{n}")
+            make_fleet(folder, n)
+            first, rss, rows = run_sql(a.binary, folder, a.preset, env)
+            again, rss2, rows2 = run_sql(a.binary, folder, a.preset, env)
+            if rows2 != rows:
+                sys.exit(f"the repeated query gave {rows2} rows, the first {rows}")
+            print(f"{n:>7} {first:>9.2f} {again:>9.3f} {first / again:>6.1f}x {max(rss, rss2):>9.0f} {rows:>6}")
+        loop = run_loop(a.binary, folder, a.preset, env)
+        print(
+            f"peer: analyze --no-store in a shell loop over the {a.traces} traces: "
+            f"{loop:.2f} s, {loop / first:.1f}x the first query, {loop / again:.0f}x the repeated one"
+        )
+
+
+if __name__ == "__main__":
+    main()
