@@ -111,10 +111,16 @@ echo "test result: $load_result (load.py)" >> "$log"
 # into a virtual environment under target/ by the script); it prints its own
 # "test result:" line, or counts as one failure when it could not run.
 step "python exports (tests/python/test_exports.py)"
-exports_log=$(mktemp)
-/usr/bin/python3 tests/python/test_exports.py "$SEXTANT_BIN" 2>&1 | tee "$exports_log" || true
-grep '^test result:' "$exports_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_exports.py)" >> "$log"
-rm -f "$exports_log"
+# A Python test script against the binary, counted from its last line, or
+# as one failure when it could not say.
+python_script() {
+    local out
+    out=$(mktemp)
+    /usr/bin/python3 "tests/python/$1" "$SEXTANT_BIN" 2>&1 | tee "$out" || true
+    grep '^test result:' "$out" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed ($1)" >> "$log"
+    rm -f "$out"
+}
+python_script test_exports.py
 # The Python package (python/: PyO3 + maturin), installed as a user does
 # (`pip install ./python`, built in the workspace's target directory with
 # the ci profile) into a virtual environment under target/ with the readers
@@ -149,10 +155,7 @@ rm -f "$junit"
 # read as one dataset by pyarrow and DuckDB, and sextant sql's Parquet
 # answers; same packages, same counting.
 step "python dataset (tests/python/test_dataset.py)"
-dataset_log=$(mktemp)
-/usr/bin/python3 tests/python/test_dataset.py "$SEXTANT_BIN" 2>&1 | tee "$dataset_log" || true
-grep '^test result:' "$dataset_log" >> "$log" || echo "test result: FAILED. 0 passed; 1 failed (test_dataset.py)" >> "$log"
-rm -f "$dataset_log"
+python_script test_dataset.py
 # Every cargo-fuzz target (engine/fuzz, protocol/fuzz) for 15 s from the
 # seeds kept in the repository, built with AddressSanitizer in target/fuzz
 # on the stable toolchain (RUSTC_BOOTSTRAP=1; tests/fuzz.sh installs

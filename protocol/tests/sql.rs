@@ -192,23 +192,19 @@ fn filters_on_name_and_time_narrow_the_pass_and_change_no_row() {
     assert!(checked >= spans.len(), "{checked} non-empty answers");
 }
 
-/// Executions of `preset` per trace, by `analyze` on each trace alone.
-fn analyzed(src: &Path, preset: &str) -> Vec<Value> {
+/// Executions per trace, by `analyze` on the trace alone; `what` says
+/// which (`--preset NAME`, `--model FILE`).
+fn analyzed(src: &Path, what: &[&str]) -> Vec<Value> {
     let out = command()
-        .args([
-            "analyze",
-            "--format",
-            "json",
-            "--no-store",
-            "--preset",
-            preset,
-        ])
+        .args(["analyze", "--format", "json", "--no-store"])
+        .args(what)
         .arg(src)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{}: {}",
+        src.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -235,7 +231,7 @@ fn executions_per_trace_are_analyzes() {
             .push(r);
     }
     for (name, src) in &c.traces {
-        let expected = analyzed(src, "running");
+        let expected = analyzed(src, &["--preset", "running"]);
         let got = by_trace.remove(name.as_str()).unwrap_or_default();
         assert_eq!(got.len(), expected.len(), "{name}: executions");
         for (g, e) in got.iter().zip(&expected) {
@@ -459,21 +455,7 @@ fn a_model_a_trace_cannot_match_empties_that_trace_with_one_warning() {
         .map(|r| r["trace"].as_str().unwrap())
         .collect();
     for (name, src) in &c.traces {
-        let expected = {
-            let out = command()
-                .args(["analyze", "--format", "json", "--no-store", "--model"])
-                .arg(&path)
-                .arg(src)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{name}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-            doc["executions"].as_array().unwrap().len()
-        };
+        let expected = analyzed(src, &["--model", path.to_str().unwrap()]).len();
         let warned = err
             .lines()
             .filter(|l| {

@@ -21,10 +21,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_exports import ROOT, ensure_packages  # noqa: E402
+from test_exports import ROOT, ensure_packages, run_checks  # noqa: E402
 
 MODEL = os.path.join(ROOT, "schemas", "examples", "periodic-rt_high.json")
 FIXTURES = os.path.join(ROOT, "fixtures")
@@ -132,23 +131,11 @@ def check_sql_parquet(binary, tmp, fleet, data):
 def main():
     ensure_packages()
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "sextant"))
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         fleet = make_fleet(tmp)
         data = os.path.join(tmp, "dataset")
-        for test in [check_events, check_executions, check_sql_parquet]:
-            try:
-                test(binary, tmp, fleet, data)
-                print(f"ok: {test.__name__}")
-                passed += 1
-            except Exception:
-                traceback.print_exc()
-                print(f"FAILED: {test.__name__}")
-                failed += 1
-    status = "ok" if failed == 0 else "FAILED"
-    print(f"test result: {status}. {passed} passed; {failed} failed (test_dataset.py)")
-    sys.exit(1 if failed else 0)
+        run_checks([check_events, check_executions, check_sql_parquet], (binary, tmp, fleet, data), "test_dataset.py")
 
 
 if __name__ == "__main__":

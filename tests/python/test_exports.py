@@ -204,22 +204,29 @@ def check_join(binary, tmp):
 def main():
     ensure_packages()
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "sextant"))
-    passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         # sextant stores in a cache of this run's own, neither the user's
         # nor beside the repository's fixtures.
         os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
-        for test in [check_executions, check_states, check_events, check_join]:
-            try:
-                test(binary, tmp)
-                print(f"ok: {test.__name__}")
-                passed += 1
-            except Exception:
-                traceback.print_exc()
-                print(f"FAILED: {test.__name__}")
-                failed += 1
+        run_checks([check_executions, check_states, check_events, check_join], (binary, tmp), "test_exports.py")
+
+
+def run_checks(tests, args, script):
+    """Runs each check with `args`, says ok or FAILED with the traceback,
+    then the closing `test result:` line tests/run-all.sh counts, and exits
+    1 when one failed."""
+    passed = failed = 0
+    for test in tests:
+        try:
+            test(*args)
+            print(f"ok: {test.__name__}")
+            passed += 1
+        except Exception:
+            traceback.print_exc()
+            print(f"FAILED: {test.__name__}")
+            failed += 1
     status = "ok" if failed == 0 else "FAILED"
-    print(f"test result: {status}. {passed} passed; {failed} failed (test_exports.py)")
+    print(f"test result: {status}. {passed} passed; {failed} failed ({script})")
     sys.exit(1 if failed else 0)
 
 
