@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::RecordBatch;
 use pyo3::prelude::*;
-use sextant_engine::analysis::executions::Target;
 use sextant_engine::analysis::model::request::{FindError, Request};
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
 use sextant_engine::export::{self, ExportError, Format, TableFile};
@@ -125,12 +124,7 @@ pub fn request(
                     "tids and process go with a preset; a model says its threads in `threads`",
                 ));
             }
-            let model = parse_model(json).map_err(model_error)?;
-            Ok(Request {
-                target: Target::Model(Box::new(model)),
-                preset: None,
-                tids,
-            })
+            Ok(Request::model(parse_model(json).map_err(model_error)?))
         }
         (None, Some(name)) => {
             let preset: Preset = name.parse().map_err(model_error)?;
@@ -141,15 +135,7 @@ pub fn request(
                 tids: (!tids.is_empty()).then(|| tids.iter().copied().collect()),
                 process,
             };
-            let target = match preset.model(threads.clone()) {
-                Some(model) => Target::Model(Box::new(model)),
-                None => Target::States(preset, threads),
-            };
-            Ok(Request {
-                target,
-                preset: Some(preset),
-                tids,
-            })
+            Ok(Request::preset(preset, threads, tids))
         }
         _ => Err(model_error("give exactly one of a model and a preset")),
     }

@@ -14,7 +14,7 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{plan_err, ScalarValue};
 use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
-use sextant_engine::analysis::executions::{Execution, Target};
+use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::model::request::Request;
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
 use sextant_engine::export;
@@ -71,17 +71,9 @@ impl TableFunctionImpl for ExecutionsFn {
 pub(crate) fn asked(text: &str) -> Result<Asked, String> {
     if let Some(name) = text.strip_prefix("preset:") {
         let preset: Preset = name.parse().map_err(|e| format!("{e}"))?;
-        let target = match preset.model(ThreadFilter::default()) {
-            Some(model) => Target::Model(Box::new(model)),
-            None => Target::States(preset, ThreadFilter::default()),
-        };
         return Ok(Asked {
             name: preset.name().to_string(),
-            request: Request {
-                target,
-                preset: Some(preset),
-                tids: Vec::new(),
-            },
+            request: Request::preset(preset, ThreadFilter::default(), Vec::new()),
         });
     }
     let json = if text.trim_start().starts_with('{') {
@@ -92,11 +84,7 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
     let model = parse_model(&json).map_err(|e| e.to_string())?;
     Ok(Asked {
         name: model.name.clone(),
-        request: Request {
-            target: Target::Model(Box::new(model)),
-            preset: None,
-            tids: Vec::new(),
-        },
+        request: Request::model(model),
     })
 }
 

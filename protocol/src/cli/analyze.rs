@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use serde::Serialize;
-use sextant_engine::analysis::executions::{Execution, Executions, SortKey, Target};
+use sextant_engine::analysis::executions::{Execution, Executions, SortKey};
 use sextant_engine::analysis::model::request::Request as Asked;
 use sextant_engine::analysis::model::{parse_model, Preset};
 use sextant_engine::analysis::stats::Stats;
@@ -153,24 +153,11 @@ impl TargetArgs {
                 // "model.json: deadline: expected a duration ...": the file,
                 // then the field.
                 let model = parse_model(&text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
-                Ok(Asked {
-                    target: Target::Model(Box::new(model)),
-                    preset: None,
-                    tids: Vec::new(),
-                })
+                Ok(Asked::model(model))
             }
             (None, Some(p)) => {
                 let preset: Preset = p.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-                let f = filter()?;
-                let target = match preset.model(f.clone()) {
-                    Some(model) => Target::Model(Box::new(model)),
-                    None => Target::States(preset, f),
-                };
-                Ok(Asked {
-                    target,
-                    preset: Some(preset),
-                    tids: tids.clone(),
-                })
+                Ok(Asked::preset(preset, filter()?, tids.clone()))
             }
             _ => bail!("give exactly one of --model FILE|JSON and --preset NAME"),
         }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::census::{Headers, Threads, TraceFacts};
-use super::{unmatched, Preset};
+use super::{unmatched, ExecutionModel, Preset, ThreadFilter};
 use crate::analysis::executions::{ExecutionAnalysis, Executions, Target};
 use crate::reader::OpenOptions;
 use crate::run::{Pass, Ran, RunError, Work};
@@ -19,6 +19,32 @@ pub struct Request {
     pub preset: Option<Preset>,
     /// Threads asked for by id (`--tid`): each must be in the trace.
     pub tids: Vec<i64>,
+}
+
+impl Request {
+    /// A model's executions (its threads are in its own `threads`).
+    pub fn model(model: ExecutionModel) -> Request {
+        Request {
+            target: Target::Model(Box::new(model)),
+            preset: None,
+            tids: Vec::new(),
+        }
+    }
+
+    /// A preset on `threads`: a model where the preset is one, else the
+    /// threads' states; `tids` (as the user gave them) must each be in the
+    /// trace.
+    pub fn preset(preset: Preset, threads: ThreadFilter, tids: Vec<i64>) -> Request {
+        let target = match preset.model(threads.clone()) {
+            Some(model) => Target::Model(Box::new(model)),
+            None => Target::States(preset, threads),
+        };
+        Request {
+            target,
+            preset: Some(preset),
+            tids,
+        }
+    }
 }
 
 /// Why a request found nothing at all.
