@@ -112,21 +112,23 @@ impl fmt::Display for UserPriority {
     }
 }
 
-impl UserPriority {
-    /// With the kernel number beside it: "FIFO/RR 70 (kernel prio 29)".
-    pub fn with_kernel(&self) -> String {
-        match self.prio.0 {
-            0..=98 | 100..=139 | i32::MIN..=-1 => {
-                format!("{self} (kernel prio {})", self.prio.0)
-            }
-            _ => self.to_string(),
-        }
-    }
-}
-
 /// "FIFO/RR 70", or "?" when the priority is not known.
 pub fn describe(prio: Option<i32>, policy: Option<Policy>) -> String {
     prio.map_or_else(|| "?".to_string(), |p| Priority(p).user(policy).to_string())
+}
+
+/// A table's cell: the priority as its user set it with the kernel number
+/// beside it ("FIFO/RR 60 (39)", "nice 0 (120)"; tables say "(kernel)" in
+/// their header), an RTOS task's "priority N", empty when not known.
+pub fn cell(prio: Option<i32>, rtos: bool) -> String {
+    match prio {
+        None => String::new(),
+        Some(_) if rtos => describe_task(prio),
+        Some(p @ (i32::MIN..=-1 | 0..=98 | 100..=139)) => {
+            format!("{} ({p})", Priority(p).user(None))
+        }
+        Some(p) => Priority(p).user(None).to_string(),
+    }
 }
 
 /// An RTOS task's priority (a BTF `pri:N` note, kept in kernel order as
@@ -162,10 +164,12 @@ mod tests {
             "SCHED_IDLE nice 19"
         );
         assert_eq!(Priority(-1).user(None).to_string(), "SCHED_DEADLINE");
-        assert_eq!(
-            Priority(39).user(None).with_kernel(),
-            "FIFO/RR 60 (kernel prio 39)"
-        );
+        assert_eq!(cell(Some(39), false), "FIFO/RR 60 (39)");
+        assert_eq!(cell(Some(120), false), "nice 0 (120)");
+        assert_eq!(cell(Some(-1), false), "SCHED_DEADLINE (-1)");
+        assert_eq!(cell(Some(99), false), "kernel prio 99");
+        assert_eq!(cell(Some(94), true), "priority 5");
+        assert_eq!(cell(None, false), "");
         assert_eq!(describe(None, None), "?");
     }
 

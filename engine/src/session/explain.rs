@@ -87,6 +87,8 @@ pub struct Report<'a> {
     pub prio: Option<i32>,
     pub priority: String,
     pub critical_path: Vec<Piece<'a>>,
+    /// Each thread of the path with its part of the time, per state.
+    pub by_thread: Vec<explain::shares::Share>,
     pub complement: &'a [explain::complement::Held],
     pub culprits: &'a [explain::complement::Culprit],
     pub relations: &'a explain::relations::Relations,
@@ -131,6 +133,7 @@ pub fn report<'a>(
                 end: p.end,
             })
             .collect(),
+        by_thread: explain::shares::by_thread(&e.path, &e.graph),
         complement: &e.complement.intervals,
         culprits: &e.complement.culprits,
         relations: &e.relations,

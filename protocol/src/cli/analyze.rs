@@ -12,12 +12,14 @@ use sextant_engine::analysis::stats::Stats;
 use sextant_engine::duration::human;
 use sextant_engine::export;
 use sextant_engine::kernel::pass::PassSummary;
+use sextant_engine::kernel::priority;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::Ran;
 use sextant_engine::session::executions::Found;
 use sextant_engine::session::hosts::HostsOf;
 use sextant_engine::session::Session;
 
+use super::clock::{Clock, ClockArg};
 use super::hosts::HostArg;
 use super::placement::StoreArgs;
 use super::progress;
@@ -53,6 +55,8 @@ pub struct Request {
     pub format: Option<AnalyzeFormat>,
     #[command(flatten)]
     pub store: StoreArgs,
+    #[command(flatten)]
+    pub clock: ClockArg,
 }
 
 /// What to find: a model or a preset with its threads. `explain` takes the
@@ -114,14 +118,17 @@ pub fn run(req: Request) -> anyhow::Result<()> {
             req.top,
         )?,
         AnalyzeFormat::Csv => write_csv(&mut out, &executions, &hosts, req.sort, req.top)?,
-        AnalyzeFormat::Table => write_table(
-            &mut out,
-            &executions,
-            &hosts,
-            &summary,
-            req.sort,
-            req.top.or(Some(20)),
-        )?,
+        AnalyzeFormat::Table => {
+            req.clock.clock.check(summary.first_ts, &req.trace)?;
+            write_table(
+                &mut out,
+                &executions,
+                &hosts,
+                &summary,
+                req.clock.clock,
+                (req.sort, req.top.or(Some(20))),
+            )?
+        }
     }
     out.flush().context("writing to standard output")
 }
@@ -291,13 +298,17 @@ fn write_csv(
 /// Nested executions listed under each row of the table.
 const NESTED_SHOWN: usize = 10;
 
+/// The priority column's header: as users set it, the kernel's number in
+/// parentheses (JSON and CSV keep the kernel number alone, as `prio`).
+const PRIORITY: &str = "priority (kernel)";
+
 fn write_table(
     out: &mut impl Write,
     executions: &Executions,
     hosts: &HostsOf,
     summary: &PassSummary,
-    sort: SortKey,
-    top: Option<usize>,
+    clock: Clock,
+    (sort, top): (SortKey, Option<usize>),
 ) -> anyhow::Result<()> {
     let origin = summary.first_ts.unwrap_or(0);
     writeln!(
@@ -327,12 +338,31 @@ fn write_table(
         .flat_map(|e| std::iter::once(*e).chain(e.nested.iter().take(NESTED_SHOWN)))
         .map(|x| export::executions::cpu_list(&x.cpus).len())
         .fold("cpus".len(), usize::max);
+    let priority = |x: &Execution| priority::cell(x.prio, x.btf.is_some());
+    // Nested executions are on their parent's host: one origin for both.
+    let start =
+        |e: &Execution, x: &Execution| clock.show(x.start, hosts.origin(e).unwrap_or(origin));
+    let start_header = format!("start ({})", clock.unit());
+    let sw = rows
+        .iter()
+        .flat_map(|e| {
+            std::iter::once(*e)
+                .chain(e.nested.iter().take(NESTED_SHOWN))
+                .map(move |x| (*e, x))
+        })
+        .map(|(e, x)| start(e, x).len())
+        .fold(start_header.len(), usize::max);
+    let pw = rows
+        .iter()
+        .flat_map(|e| std::iter::once(*e).chain(e.nested.iter().take(NESTED_SHOWN)))
+        .map(|x| priority(x).chars().count())
+        .fold(PRIORITY.len(), usize::max);
     writeln!(
         out,
-        "\n{:>5} {:>6} {:>14} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$} {:>5}",
+        "\n{:>5} {:>6} {:>sw$} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$}  {:<pw$}",
         "rank",
         "index",
-        "start (s)",
+        start_header,
         "duration",
         "running",
         "preempted",
@@ -342,17 +372,16 @@ fn write_table(
         "tid",
         "comm",
         "cpus",
-        "prio",
+        PRIORITY,
     )?;
     for (rank, e) in rows.iter().enumerate() {
-        let origin = hosts.origin(e).unwrap_or(origin);
         let row = |out: &mut dyn Write, rank: String, index: String, x: &Execution| {
             writeln!(
                 out,
-                "{:>5} {:>6} {:>14.6} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$} {:>5} {}",
+                "{:>5} {:>6} {:>sw$} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$}  {:<pw$} {}",
                 rank,
                 index,
-                (x.start - origin) as f64 / 1e9,
+                start(e, x),
                 human(x.duration),
                 human(x.running),
                 human(x.preempted),
@@ -362,7 +391,7 @@ fn write_table(
                 x.tid,
                 x.end_comm,
                 export::executions::cpu_list(&x.cpus),
-                x.prio.map(|p| p.to_string()).unwrap_or_default(),
+                priority(x),
                 if x.deadline_miss == Some(true) {
                     "MISS"
                 } else {
@@ -389,6 +418,14 @@ fn write_table(
         writeln!(
             out,
             "(└K: the K-th execution of the nested model inside the row above)"
+        )?;
+    }
+    // A chain's times are one thread's: say which, and where the rest is.
+    if rows.iter().any(|e| e.start_tid != e.end_tid) {
+        writeln!(
+            out,
+            "(running, preempted, blocked and waiting are the tid's own, the thread measured; \
+             `sextant explain --execution INDEX` gives each thread of the chain its part)"
         )?;
     }
     if rows.len() < executions.executions.len() {

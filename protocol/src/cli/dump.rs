@@ -8,6 +8,7 @@ use sextant_engine::event::{Event, EventSource};
 use sextant_engine::reader::{OpenOptions, WithSource};
 use sextant_engine::value::{Scalar, Sink};
 
+use super::clock::Clock;
 use super::progress::Progress;
 use super::DumpFormat;
 use sextant_engine::jsonl::{write_str, JsonSink};
@@ -16,17 +17,25 @@ pub fn run(
     trace: &Path,
     format: DumpFormat,
     no_payload: bool,
+    clock: Clock,
     options: OpenOptions,
 ) -> anyhow::Result<()> {
-    super::open_trace(trace, options)?.with(Dump { format, no_payload })
+    super::open_trace(trace, options)?.with(Dump {
+        trace,
+        format,
+        no_payload,
+        clock,
+    })
 }
 
-struct Dump {
+struct Dump<'a> {
+    trace: &'a Path,
     format: DumpFormat,
     no_payload: bool,
+    clock: Clock,
 }
 
-impl WithSource for Dump {
+impl WithSource for Dump<'_> {
     type Output = anyhow::Result<()>;
 
     fn run<S: EventSource>(self, mut reader: S) -> anyhow::Result<()> {
@@ -35,6 +44,8 @@ impl WithSource for Dump {
         let mut line = Vec::with_capacity(512);
         let mut summary = Summary::default();
         let progress = Progress::bytes(reader.progress().1, "reading");
+        // Text times are from the first event (events come in time order).
+        let mut origin = None;
         let result = (|| -> anyhow::Result<()> {
             while reader.advance()? {
                 let ev = reader.event().expect("advance returned true");
@@ -45,7 +56,16 @@ impl WithSource for Dump {
                 line.clear();
                 match self.format {
                     DumpFormat::Jsonl => jsonl_line(&ev, self.no_payload, &mut line)?,
-                    DumpFormat::Text => text_line(&ev, self.no_payload, &mut line)?,
+                    DumpFormat::Text => {
+                        let origin = match origin {
+                            Some(o) => o,
+                            None => {
+                                self.clock.check(Some(ev.ts()), self.trace)?;
+                                *origin.insert(ev.ts())
+                            }
+                        };
+                        text_line(&ev, self.no_payload, self.clock, origin, &mut line)?
+                    }
                     DumpFormat::None => {
                         summary.first.get_or_insert(ev.ts());
                         summary.last = ev.ts();
@@ -99,13 +119,19 @@ fn jsonl_line<'s>(ev: &impl Event<'s>, no_payload: bool, line: &mut Vec<u8>) -> 
     Ok(())
 }
 
-fn text_line<'s>(ev: &impl Event<'s>, no_payload: bool, line: &mut Vec<u8>) -> anyhow::Result<()> {
-    let ts = ev.ts();
+fn text_line<'s>(
+    ev: &impl Event<'s>,
+    no_payload: bool,
+    clock: Clock,
+    origin: i64,
+    line: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    // "+" marks times from the first event, as babeltrace2 marks deltas.
+    let plus = if clock == Clock::Relative { "+" } else { "" };
     let _ = write!(
         line,
-        "[{}.{:09}] {}",
-        ts.div_euclid(1_000_000_000),
-        ts.rem_euclid(1_000_000_000),
+        "[{plus}{}] {}",
+        clock.show(ev.ts(), origin),
         ev.name()
     );
     if let Some(c) = ev.cpu() {

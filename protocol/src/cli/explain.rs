@@ -13,6 +13,7 @@ use clap::ValueEnum;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
+use sextant_engine::analysis::explain::shares;
 use sextant_engine::analysis::explain::{self, pick, Explanation, Which};
 use sextant_engine::analysis::facilities::mq::MqState;
 use sextant_engine::analysis::model::census::TraceFacts;
@@ -23,6 +24,7 @@ use sextant_engine::session::explain::{report, Around};
 use sextant_engine::session::Session;
 
 use super::analyze::{self, Timeline};
+use super::clock::ClockArg;
 use super::placement::StoreArgs;
 use super::progress;
 
@@ -68,6 +70,8 @@ pub struct Request {
     pub format: Option<ExplainFormat>,
     #[command(flatten)]
     pub store: StoreArgs,
+    #[command(flatten)]
+    pub clock: ClockArg,
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
@@ -116,8 +120,16 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     })
     .map_err(anyhow::Error::from_boxed)
     .with_context(|| req.trace.display().to_string())?;
+    // Times said to people: from the execution's host's first event.
+    let origin = hosts
+        .origin(execution)
+        .or(ran.summary.first_ts)
+        .unwrap_or(0);
+    let clock = req.clock.clock;
+    clock.check(Some(origin), &req.trace)?;
+    let time = |ts: i64| clock.phrase(ts, origin);
     if let Some(cpus) = &around.cpus {
-        warn_cpus_idle(cpus, &explanation);
+        warn_cpus_idle(cpus, &explanation, &time);
     }
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
@@ -128,9 +140,14 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match format {
         ExplainFormat::Json => write_json(&mut out, execution, host, &explanation)?,
-        ExplainFormat::Text => {
-            write_text(&mut out, &executions.name, execution, host, &explanation)?
-        }
+        ExplainFormat::Text => write_text(
+            &mut out,
+            &executions.name,
+            execution,
+            host,
+            &explanation,
+            &time,
+        )?,
     }
     out.flush().context("writing to standard output")
 }
@@ -159,7 +176,7 @@ fn refuse_cpus_not_in(cpus: &[u32], facts: &TraceFacts, trace: &Path) -> anyhow:
 /// `--cpus` naming a CPU on which no thread ran around the execution (the
 /// range read for it, its replay included): the complement lists nothing
 /// for it, which is said.
-fn warn_cpus_idle(cpus: &[u32], e: &Explanation) {
+fn warn_cpus_idle(cpus: &[u32], e: &Explanation, time: &dyn Fn(i64) -> String) {
     let ran: BTreeSet<u32> = e
         .graph
         .lines
@@ -175,7 +192,11 @@ fn warn_cpus_idle(cpus: &[u32], e: &Explanation) {
         return;
     }
     let range = match e.pass.first_ts {
-        Some(first) => format!("from {first} to {} ns, replay included", e.pass.last_ts),
+        Some(first) => format!(
+            "from {} to {}, replay included",
+            time(first),
+            time(e.pass.last_ts)
+        ),
         None => "nothing was read".to_string(),
     };
     let ran: Vec<String> = ran.iter().map(u32::to_string).collect();
@@ -210,6 +231,7 @@ fn write_text(
     execution: &Execution,
     host: Option<&str>,
     e: &Explanation,
+    time: &dyn Fn(i64) -> String,
 ) -> anyhow::Result<()> {
     let g = &e.graph;
     let who = |tid: i64| match g.comm(tid) {
@@ -233,11 +255,11 @@ fn write_text(
     };
     writeln!(
         out,
-        "{model}: execution {} {span}, {}, {} (from {} ns)",
+        "{model}: execution {} {span}, {}, {} (starts at {})",
         execution.index,
         prio(tid, e.prio),
         human(execution.duration),
-        execution.start
+        time(execution.start)
     )?;
     writeln!(out, "\ncritical path (walked back from the end):")?;
     for p in &e.path {
@@ -266,6 +288,38 @@ fn write_text(
             out,
             "  (unknown: the trace has no event saying what that thread did then)"
         )?;
+    }
+    // A chain of threads (a timer thread, the worker it created): each
+    // one's part, since analyze's columns measure one of them.
+    let shares = shares::by_thread(&e.path, g);
+    if shares.len() > 1 {
+        writeln!(out, "\ntime by thread (the parts add up to the duration):")?;
+        let width = shares
+            .iter()
+            .map(|s| who(s.tid).chars().count())
+            .max()
+            .unwrap_or(0);
+        for s in &shares {
+            let states = [
+                ("running", s.running),
+                ("preempted", s.preempted),
+                (state_words("waiting_cpu", g.rtos), s.waiting),
+                ("blocked", s.blocked),
+                ("unknown", s.unknown),
+            ];
+            let states: Vec<String> = states
+                .iter()
+                .filter(|(_, d)| *d > 0)
+                .map(|(name, d)| format!("{name} {}", human(*d)))
+                .collect();
+            writeln!(
+                out,
+                "  {:<width$}  {:>10}: {}",
+                who(s.tid),
+                human(s.total),
+                states.join(", ")
+            )?;
+        }
     }
     if let Some(tie) = &e.tie {
         writeln!(

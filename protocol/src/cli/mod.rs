@@ -3,6 +3,7 @@
 
 mod analyze;
 mod capture;
+mod clock;
 mod dataset;
 mod discover;
 mod dump;
@@ -59,6 +60,10 @@ enum Command {
         /// trace of less than 32 MiB of streams).
         #[arg(long)]
         jobs: Option<NonZeroUsize>,
+        /// The text format's times (`[+S.NNNNNNNNN]` from the first
+        /// event, `[S.NNNNNNNNN]` on the trace's clock, or a UTC date).
+        #[command(flatten)]
+        clock: clock::ClockArg,
     },
     /// Find every execution of a model (or preset) and measure it.
     Analyze(analyze::Request),
@@ -126,10 +131,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             no_payload,
             lenient,
             jobs,
+            clock,
         } => dump::run(
             &trace,
             format,
             no_payload,
+            clock.clock,
             OpenOptions {
                 lenient,
                 jobs,

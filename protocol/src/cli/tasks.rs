@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task};
 use sextant_engine::duration::{self, human};
 use sextant_engine::export::executions::cpu_list;
-use sextant_engine::kernel::priority::{describe, describe_task};
+use sextant_engine::kernel::priority::{cell, describe, describe_task};
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::Session;
 
@@ -173,8 +173,8 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
     }
     writeln!(
         out,
-        "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<16}  CPUS",
-        "TASK", "TID", "KIND", "PERIOD", "JITTER", "CONF", "JOBS", "RESP p50", "RESP p99", "RESP max", "MISSES", "PRIORITY"
+        "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<17}  CPUS",
+        "TASK", "TID", "KIND", "PERIOD", "JITTER", "CONF", "JOBS", "RESP p50", "RESP p99", "RESP max", "MISSES", "PRIORITY (KERNEL)"
     )?;
     for (host, t) in found {
         if hosts {
@@ -187,7 +187,7 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
         };
         writeln!(
             out,
-            "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5.2}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<16}  {}",
+            "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5.2}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<17}  {}",
             t.comm,
             t.tid,
             match t.kind {
@@ -202,7 +202,7 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
             human(t.response.p99),
             human(t.response.max),
             t.misses,
-            priority(t),
+            cell(t.prio, t.btf),
             cpu_list(&t.cpus)
         )?;
         if t.phases.len() > 1 {

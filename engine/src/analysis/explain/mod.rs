@@ -15,6 +15,7 @@ pub mod graph;
 pub mod path;
 pub mod relations;
 mod run;
+pub mod shares;
 
 use crate::analysis::facilities::Facilities;
 use crate::kernel::pass::PassSummary;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use sextant_engine::analysis::executions::Execution;
+use sextant_engine::kernel::priority;
 
 use super::found::Found;
 use crate::service::params::{self, Result, ServiceError};
@@ -31,9 +32,9 @@ const TABLE_COLUMNS: [(&str, &str, &str); 12] = [
     ("TID", "The thread the times are measured on", "NUMBER"),
     ("Command", "The starting thread's name", "STRING"),
     (
-        "Priority",
-        "Kernel-order priority of the measured thread",
-        "NUMBER",
+        "Priority (kernel)",
+        "The measured thread's priority as set with chrt or nice (an RTOS task's own), the kernel's number in parentheses",
+        "STRING",
     ),
     (
         "Deadline miss",
@@ -54,7 +55,7 @@ fn cell(x: &Execution, column: usize) -> String {
         7 => x.waiting.to_string(),
         8 => x.tid.to_string(),
         9 => x.start_comm.clone(),
-        10 => x.prio.map(|p| p.to_string()).unwrap_or_default(),
+        10 => priority::cell(x.prio, x.btf.is_some()),
         11 => match x.deadline_miss {
             Some(true) => "yes".into(),
             Some(false) => "no".into(),
