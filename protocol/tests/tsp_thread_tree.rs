@@ -87,7 +87,10 @@ impl Tree {
     }
 
     fn by_id(&self, id: i64) -> &Value {
-        let k = self.position.get(&id).unwrap_or_else(|| panic!("no entry {id}"));
+        let k = self
+            .position
+            .get(&id)
+            .unwrap_or_else(|| panic!("no entry {id}"));
         &self.entries[*k]
     }
 
@@ -172,7 +175,10 @@ fn two_hosts_each_hold_their_own_processes_and_threads() {
     let [a, b] = [0, 1].map(|k| uris[k].to_str().unwrap());
     let both = open_experiment(&srv, "both", &[("a", a), ("b", b)]);
     let tree = Tree::of(&srv, &both);
-    let hosts: Vec<&str> = tree.at(0).map(|h| h["labels"][0].as_str().unwrap()).collect();
+    let hosts: Vec<&str> = tree
+        .at(0)
+        .map(|h| h["labels"][0].as_str().unwrap())
+        .collect();
     assert_eq!(hosts, ["a", "b"]);
 
     // Each host holds what its trace alone holds (its only host then).
@@ -188,7 +194,10 @@ fn two_hosts_each_hold_their_own_processes_and_threads() {
     // The same TIDs on both hosts stay apart: each under its own process.
     let tids = |h: &str| -> BTreeSet<i64> { by_host[h].iter().map(|t| t.1).collect() };
     assert!(
-        tids(hosts[0]).intersection(&tids(hosts[1])).next().is_some(),
+        tids(hosts[0])
+            .intersection(&tids(hosts[1]))
+            .next()
+            .is_some(),
         "the two boots share some TIDs (kernel threads)"
     );
     for p in tree.at(1) {
@@ -219,13 +228,19 @@ fn two_hosts_each_hold_their_own_processes_and_threads() {
     let (_, e) = srv.get(&format!("/experiments/{both}"));
     let mid = (i(&e["start"]) + i(&e["end"])) / 2;
     let host = tree.at(0).next().unwrap();
-    assert_eq!(tooltip(&srv, &both, i(&host["id"]), mid), json!({"Host": hosts[0]}));
+    assert_eq!(
+        tooltip(&srv, &both, i(&host["id"]), mid),
+        json!({"Host": hosts[0]})
+    );
     let process = tree.at(1).find(|p| tree.host_of(p) == host).unwrap();
     let tip = tooltip(&srv, &both, i(&process["id"]), mid);
     assert_eq!(tip["Process"], process["labels"][0], "{tip}");
     assert_eq!(tip["Host"], hosts[0], "{tip}");
     let thread = tree.at(2).find(|t| tree.host_of(t) != host).unwrap();
-    assert_eq!(tooltip(&srv, &both, i(&thread["id"]), mid)["Host"], hosts[1]);
+    assert_eq!(
+        tooltip(&srv, &both, i(&thread["id"]), mid)["Host"],
+        hosts[1]
+    );
     let unknown = ids.iter().max().unwrap() + 1;
     let (st, _) = srv.post(
         &format!("/experiments/{both}/outputs/timeGraph/{THREAD_STATUS}/tooltip"),
