@@ -114,8 +114,8 @@ impl Tree {
         }
     }
 
-    /// Each host's threads: (name, TID, PID, start, end).
-    fn threads_by_host(&self) -> BTreeMap<String, BTreeSet<(String, i64, String, i64, i64)>> {
+    /// Each host's threads.
+    fn threads_by_host(&self) -> BTreeMap<String, BTreeSet<Thread>> {
         let mut by_host: BTreeMap<String, BTreeSet<_>> = BTreeMap::new();
         for t in self.at(2) {
             let host = self.host_of(t)["labels"][0].as_str().unwrap().to_string();
@@ -131,6 +131,9 @@ impl Tree {
         by_host
     }
 }
+
+/// A thread as the tree shows it: (name, TID, PID, start, end).
+type Thread = (String, i64, String, i64, i64);
 
 /// The states of `ids` over the experiment's whole range.
 fn states(srv: &Server, exp: &str, ids: &[i64], extra: Value) -> Vec<Value> {
