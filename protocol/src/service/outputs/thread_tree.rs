@@ -8,6 +8,7 @@
 //! tree order. Both follow from the experiment's traces alone, so every
 //! request sees the same ids.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashSet};
 
 use sextant_engine::analysis::thread_table::Life;
@@ -58,7 +59,10 @@ impl Hosts {
                 match &host.boot {
                     _ if shared == 1 => host.name.clone(),
                     // Two boots of one machine, as `hosts` tells them apart.
-                    Some(boot) => format!("{} (boot {})", host.name, &boot[..boot.len().min(8)]),
+                    Some(boot) => {
+                        let short: String = boot.chars().take(8).collect();
+                        format!("{} (boot {short})", host.name)
+                    }
                     // Trace names are unique in a server.
                     None => format!("{} ({name})", host.name),
                 }
@@ -145,12 +149,45 @@ pub struct ProcessNode<'a> {
     pub threads: Vec<(i64, &'a Life)>,
 }
 
-/// A process while its threads are gathered.
+/// A process while its threads are gathered: it has one from the start.
 struct Gathering<'a> {
-    span: Option<Span>,
+    span: Span,
     threads: Vec<(i64, &'a Life)>,
+    /// The first thread gathered: its name is the process's when no main
+    /// thread is seen.
+    first: &'a Life,
     /// The latest life of the thread whose TID is the process's number.
     main: Option<&'a Life>,
+}
+
+impl<'a> Gathering<'a> {
+    fn new(process: Process, id: i64, life: &'a Life) -> Gathering<'a> {
+        let mut g = Gathering {
+            span: Span {
+                start: life.start,
+                end: life.end,
+            },
+            threads: Vec::new(),
+            first: life,
+            main: None,
+        };
+        g.add(process, id, life);
+        g
+    }
+
+    fn add(&mut self, process: Process, id: i64, life: &'a Life) {
+        self.span = join(
+            Some(self.span),
+            Span {
+                start: life.start,
+                end: life.end,
+            },
+        );
+        self.threads.push((id, life));
+        if life.tid == process.number() && self.main.is_none_or(|m| m.start <= life.start) {
+            self.main = Some(life);
+        }
+    }
 }
 
 pub struct Tree<'a> {
@@ -187,21 +224,11 @@ impl<'a> Tree<'a> {
             }
             for life in &ix.threads.lives {
                 let process = Process::of(life, &said[h]);
-                let g = gathered[h]
-                    .entry((process.number(), process))
-                    .or_insert(Gathering {
-                        span: None,
-                        threads: Vec::new(),
-                        main: None,
-                    });
-                let span = Span {
-                    start: life.start,
-                    end: life.end,
-                };
-                g.span = Some(join(g.span, span));
-                g.threads.push((id, life));
-                if life.tid == process.number() && g.main.is_none_or(|m| m.start <= life.start) {
-                    g.main = Some(life);
+                match gathered[h].entry((process.number(), process)) {
+                    Entry::Vacant(v) => {
+                        v.insert(Gathering::new(process, id, life));
+                    }
+                    Entry::Occupied(mut o) => o.get_mut().add(process, id, life),
                 }
                 id += 1;
             }
@@ -223,12 +250,11 @@ impl<'a> Tree<'a> {
                     .into_iter()
                     .map(|((_, process), mut g)| {
                         g.threads.sort_by_key(|(id, l)| (l.tid, l.start, *id));
-                        let named = g.main.unwrap_or(g.threads[0].1);
                         ProcessNode {
                             id: number(),
                             process,
-                            name: thread_name(named),
-                            span: g.span.expect("a process has a thread"),
+                            name: thread_name(g.main.unwrap_or(g.first)),
+                            span: g.span,
                             threads: g.threads,
                         }
                     })
