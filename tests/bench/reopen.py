@@ -90,7 +90,7 @@ def one_run(trace, binary=SEXTANT):
         cpu = cpu_seconds(p.pid) - cpu0
         base = f"/experiments/{exp}/outputs/timeGraph/{THREAD_STATUS}"
         tree, _ = c.call("POST", f"{base}/tree", {"parameters": {}})
-        threads = [x["id"] for x in tree["model"]["entries"]]
+        threads = [x["id"] for x in tree["model"]["entries"] if x.get("hasData")]
         body = {"parameters": {"requested_timerange": {"start": e["start"], "end": e["end"], "nbTimes": 1000},
                                "requested_items": threads}}
         states, _ = c.call("POST", f"{base}/states", body)

@@ -164,7 +164,7 @@ def main():
         report(f"states warm ({len(items)} rows)", warm)
 
         ttree, _ = c.call("POST", f"{base}/timeGraph/{THREAD_STATUS}/tree", {"parameters": {}})
-        threads = [x["id"] for x in ttree["model"]["entries"]]
+        threads = [x["id"] for x in ttree["model"]["entries"] if x.get("hasData")]
         tcold = []
         for k in range(max(5, args.runs // 5)):
             body = {"parameters": {"requested_timerange": {"start": start, "end": end + k + 1, "nbTimes": 1000},

@@ -130,7 +130,8 @@ class Worker:
         tree = self.call("timeGraph/tree", exp, {"outputId": THREAD_STATUS}, {"parameters": full})
         if tree is None or tree.get("model") is None:
             return
-        ids = [e["id"] for e in tree["model"]["entries"]]
+        # Threads: hosts and processes have no states.
+        ids = [e["id"] for e in tree["model"]["entries"] if e.get("hasData")]
         items = self.rng.sample(ids, min(len(ids), 200))
         self.call("timeGraph/states", exp, {"outputId": THREAD_STATUS}, {"parameters": {
             "requested_timerange": self.viewport(exp), "requested_items": items}})

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
+use sextant_engine::hosts::Host;
 
 use super::cache::{Cache, DEFAULT_ENTRIES};
 use super::configs::Store;
@@ -253,7 +254,8 @@ impl Service {
                 e.to_string(),
             ));
         }
-        let entry = Arc::new(TraceEntry::new(uuid, name, path));
+        let host = sole_host(&path)?;
+        let entry = Arc::new(TraceEntry::new(uuid, name, path, host));
         {
             let mut reg = self.registry.write().expect("not poisoned");
             // Another request may have opened it meanwhile.
@@ -404,6 +406,26 @@ impl Service {
     }
 }
 
+/// The one host a trace that opened was recorded on (`AnyReader::open`
+/// has refused a folder of several).
+fn sole_host(path: &Path) -> Result<Host> {
+    let not_one = |detail: String| {
+        ServiceError::new(
+            ErrorKind::NotAcceptable,
+            "Cannot read this trace type",
+            detail,
+        )
+    };
+    let mut hosts = sextant_engine::hosts::of(path).map_err(|e| not_one(e.to_string()))?;
+    match hosts.len() {
+        1 => Ok(hosts.remove(0)),
+        n => Err(not_one(format!(
+            "{}: {n} hosts, where a trace is one",
+            path.display()
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,6 +524,7 @@ mod tests {
             uuid_of("trace", "/busy"),
             "busy".into(),
             "/busy".into(),
+            sole_host(&fixture()).unwrap(),
         ));
         s.registry.write().unwrap().traces.push(busy.clone());
         let e = open(&fixture()).unwrap_err();

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
+use sextant_engine::hosts::Host;
 use sextant_engine::store::Places;
 use uuid::Uuid;
 
@@ -27,17 +28,21 @@ pub struct TraceEntry {
     pub uuid: Uuid,
     pub name: String,
     pub path: PathBuf,
+    /// The machine it was recorded on: a served trace holds one (opening
+    /// a folder of several is refused), and its threads are (host, tid).
+    pub host: Host,
     pub live: Arc<Live>,
     pub(super) state: RwLock<IndexState>,
 }
 
 impl TraceEntry {
     /// A trace whose indexing has not started yet (`start_indexing`).
-    pub fn new(uuid: Uuid, name: String, path: PathBuf) -> TraceEntry {
+    pub fn new(uuid: Uuid, name: String, path: PathBuf, host: Host) -> TraceEntry {
         TraceEntry {
             uuid,
             name,
             path,
+            host,
             live: Arc::new(Live::default()),
             state: RwLock::new(IndexState::Running),
         }

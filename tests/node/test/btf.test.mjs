@@ -76,8 +76,10 @@ describe('BTF traces in the viewer', { skip: !existsSync(FREERTOS) && 'no ../sha
         }
         // Task 7 (a CS task): its running states at full resolution, over a
         // window, against the running intervals analyze finds.
-        const row = tree.entries.find(e => e.labels[0] === 'CS' && e.labels.includes('7'))
-            ?? tree.entries.find(e => e.labels[0] === 'CS');
+        // A task's thread row (its process above it bears its name, without states).
+        const tasks = tree.entries.filter(e => e.hasData);
+        const row = tasks.find(e => e.labels[0] === 'CS' && e.labels.includes('7'))
+            ?? tasks.find(e => e.labels[0] === 'CS');
         const tid = Number(row.labels.find(l => /^\d+$/.test(l)));
         const intervals = analyze(FREERTOS, ['--preset', 'running', '--tid', String(tid), '--sort', 'start'])
             .executions.map(x => [BigInt(x.start), BigInt(x.end)]);

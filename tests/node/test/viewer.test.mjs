@@ -162,7 +162,15 @@ describe('VS Code Trace Viewer sequence on scenario-a', () => {
             assert.equal(typeof e.start, 'bigint');
             assert.ok(e.start >= exp.start && e.end <= exp.end && e.start <= e.end, `row ${e.id} in the trace`);
         }
-        rtHigh = entries.filter(e => e.labels[0] === 'rt_high');
+        // Hosts at the top, their processes under them, threads under those.
+        const byId = new Map(entries.map(e => [e.id, e]));
+        const depth = e => (byId.has(e.parentId) ? 1 + depth(byId.get(e.parentId)) : 0);
+        assert.equal(entries.filter(e => depth(e) === 0).length, 1, 'one host');
+        for (const e of entries) {
+            assert.equal(e.hasData, depth(e) === 2, `states on threads only: ${e.labels}`);
+        }
+        // rt_high's thread, not its process of the same name.
+        rtHigh = entries.filter(e => e.labels[0] === 'rt_high' && e.hasData);
         assert.ok(rtHigh.length >= 1, `no rt_high in ${entries.map(e => e.labels[0])}`);
     });
 

@@ -10,3 +10,4 @@ pub mod event_types;
 pub mod events;
 pub mod histogram;
 pub mod thread_status;
+pub mod thread_tree;

@@ -1,19 +1,21 @@
-//! Thread status: each thread's state over time (TIME_GRAPH), one row per
-//! thread life of every trace of the experiment, from the index.
+//! Thread status: each thread's state over time (TIME_GRAPH), in a tree of
+//! hosts, their processes and their threads (`thread_tree`), every thread
+//! life of every trace of the experiment a row of states.
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::draw::{
     filtered, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
+use super::thread_tree::{thread_name, Group, Hosts, Served, Tree};
 use crate::service::filters::StateFilter;
 use crate::service::index::{Row, TraceIndex};
 use crate::service::params::{self, Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
 use crate::service::reply::{completed, data, Reply, Status};
-use sextant_engine::analysis::thread_table::Life;
+use crate::service::traces::ExperimentEntry;
 
 /// Trace Compass's id, so that clients special-casing it work.
 pub const THREAD_STATUS: &str =
@@ -21,7 +23,8 @@ pub const THREAD_STATUS: &str =
 
 pub struct ThreadStatus;
 
-/// The rows of all the experiment's traces, numbered from 0 in order.
+/// The rows of all the experiment's traces, numbered from 0 in order: the
+/// threads' entry ids.
 fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, Row<'_>)> {
     indexes
         .iter()
@@ -30,26 +33,81 @@ fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, Row<'_>)> {
         .map(|(i, r)| (i as i64, r))
 }
 
-fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<Row<'_>> {
+/// Thread `id`'s row and the position of its trace.
+fn row_by_id(indexes: &[Arc<TraceIndex>], id: i64) -> Option<(usize, Row<'_>)> {
     let mut id = usize::try_from(id).ok()?;
-    for ix in indexes {
+    for (trace, ix) in indexes.iter().enumerate() {
         if id < ix.threads.len() {
-            return ix.threads.row(id);
+            return ix.threads.row(id).map(|r| (trace, r));
         }
         id -= ix.threads.len();
     }
     None
 }
 
-/// A row's name (its command, `[TID]` when it has none) and TID, as the
-/// tree shows them and searches match them.
-fn labels(r: &Life) -> (String, String) {
-    let comm = if r.comm.is_empty() {
-        format!("[{}]", r.tid)
-    } else {
-        r.comm.clone()
-    };
-    (comm, r.tid.to_string())
+/// The experiment's traces with their indexes, in order.
+fn served<'a>(exp: &'a ExperimentEntry, indexes: &'a [Arc<TraceIndex>]) -> Vec<Served<'a>> {
+    exp.traces
+        .iter()
+        .zip(indexes)
+        .map(|(t, ix)| Served {
+            name: &t.name,
+            host: &t.host,
+            index: ix,
+        })
+        .collect()
+}
+
+/// A number's label, empty when unknown.
+fn label(n: Option<i64>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
+/// The tree's entries, each host followed by its processes, each process
+/// by its threads.
+fn entries(tree: &Tree<'_>) -> Vec<Value> {
+    let mut entries = Vec::new();
+    for h in &tree.hosts {
+        entries.push(json!({
+            "id": h.id,
+            "parentId": -1,
+            "labels": [h.label, "", ""],
+            "hasData": false,
+            "start": h.span.start,
+            "end": h.span.end,
+            "metadata": {"host": [h.label]},
+        }));
+        for p in &h.processes {
+            let pid = p.process.pid();
+            let mut metadata = Map::new();
+            if let Some(pid) = pid {
+                metadata.insert("pid".into(), json!([pid]));
+            }
+            entries.push(json!({
+                "id": p.id,
+                "parentId": h.id,
+                "labels": [p.name, "", label(pid)],
+                "hasData": false,
+                "start": p.span.start,
+                "end": p.span.end,
+                "metadata": metadata,
+            }));
+            for &(id, life) in &p.threads {
+                let mut metadata = metadata.clone();
+                metadata.insert("tid".into(), json!([life.tid]));
+                entries.push(json!({
+                    "id": id,
+                    "parentId": p.id,
+                    "labels": [thread_name(life), life.tid.to_string(), label(pid)],
+                    "hasData": true,
+                    "start": life.start,
+                    "end": life.end,
+                    "metadata": metadata,
+                }));
+            }
+        }
+    }
+    entries
 }
 
 impl Output for ThreadStatus {
@@ -72,7 +130,7 @@ impl Output for ThreadStatus {
             params::parameters(q.body)?.opt_time_range()?;
         }
         let headers = json!([
-            {"name": "Process", "tooltip": "Thread name"},
+            {"name": "Process", "tooltip": "Host, process or thread name"},
             {"name": "TID", "tooltip": "Thread id", "dataType": "NUMBER"},
             {"name": "PID", "tooltip": "Process id", "dataType": "NUMBER"},
         ]);
@@ -86,20 +144,7 @@ impl Output for ThreadStatus {
                 ))
             }
         };
-        let entries: Vec<Value> = rows(&indexes)
-            .map(|(id, Row { life: r, .. })| {
-                let (comm, tid) = labels(r);
-                json!({
-                    "id": id,
-                    "parentId": -1,
-                    "labels": [comm, tid, r.pid.map(|p| p.to_string()).unwrap_or_default()],
-                    "hasData": true,
-                    "start": r.start,
-                    "end": r.end,
-                    "metadata": {"tid": [r.tid]},
-                })
-            })
-            .collect();
+        let entries = entries(&Tree::of(&served(q.exp, &indexes)));
         Ok(completed(
             json!({"headers": headers, "entries": entries, "autoExpandLevel": -1}),
         ))
@@ -116,10 +161,11 @@ impl Output for ThreadStatus {
         };
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
+        // Hosts and processes have no states: no row.
         let wanted: Vec<(i64, Row<'_>)> = match &items {
             Some(ids) => ids
                 .iter()
-                .filter_map(|&id| row_by_id(&indexes, id).map(|r| (id, r)))
+                .filter_map(|&id| row_by_id(&indexes, id).map(|(_, r)| (id, r)))
                 .collect(),
             None => rows(&indexes).collect(),
         };
@@ -128,7 +174,7 @@ impl Output for ThreadStatus {
             .filter(|(_, r)| r.life.end >= start && r.life.start <= end)
             .map(|(id, r)| {
                 let states = sample_states(r.states, &r.pyramid, start, end, resolution);
-                let (name, tid) = labels(r.life);
+                let (name, tid) = (thread_name(r.life), r.life.tid.to_string());
                 DrawnRow {
                     entry_id: id,
                     states: filtered(states, filter.as_ref(), &[&name, &tid]),
@@ -153,15 +199,15 @@ impl Output for ThreadStatus {
         let (Some(&t), Some(&id)) = (times.first(), items.first()) else {
             return Ok(completed(json!({})));
         };
-        let Some(row) = row_by_id(&indexes, id) else {
-            return Err(ServiceError::not_found(
-                "entry",
-                format!("no entry has id {id}"),
-            ));
+        let traces = served(q.exp, &indexes);
+        let Some((trace, row)) = row_by_id(&indexes, id) else {
+            return group_tooltip(&Tree::of(&traces), id);
         };
-        let mut tip = serde_json::Map::new();
+        let hosts = Hosts::of(&traces);
+        let mut tip = Map::new();
         tip.insert("Process".into(), json!(row.life.comm));
         tip.insert("TID".into(), json!(row.life.tid.to_string()));
+        tip.insert("Host".into(), json!(hosts.labels[hosts.of_trace[trace]]));
         if let Some(iv) = row.states.at(t) {
             tip.insert("State".into(), json!(state_name(iv.state)));
             tip.insert("Start".into(), json!(iv.start.to_string()));
@@ -172,4 +218,28 @@ impl Output for ThreadStatus {
         }
         Ok(completed(Value::Object(tip)))
     }
+}
+
+/// The tooltip of a host or process entry: what it is, no state.
+fn group_tooltip(tree: &Tree<'_>, id: i64) -> Result<Value> {
+    let tip = match tree.group(id) {
+        None => {
+            return Err(ServiceError::not_found(
+                "entry",
+                format!("no entry has id {id}"),
+            ))
+        }
+        Some(Group::Host(h)) => json!({"Host": h.label}),
+        Some(Group::Process(h, p)) => {
+            let mut tip = Map::new();
+            tip.insert("Process".into(), json!(p.name));
+            if let Some(pid) = p.process.pid() {
+                tip.insert("PID".into(), json!(pid.to_string()));
+            }
+            tip.insert("Threads".into(), json!(p.threads.len().to_string()));
+            tip.insert("Host".into(), json!(h.label));
+            Value::Object(tip)
+        }
+    };
+    Ok(completed(tip))
 }

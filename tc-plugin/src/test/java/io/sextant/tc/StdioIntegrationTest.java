@@ -116,7 +116,9 @@ class StdioIntegrationTest {
         assertEquals("TIME_GRAPH", threads.type());
         Recorded got = new Recorded();
         new ViewFeeder(server.connection().tsp(), T).timeGraph(e.uuid(), threads, e.start(), e.end(), 1000, got);
-        List<Long> rtHigh = got.tree.entries().stream().filter(x -> x.label().equals("rt_high"))
+        // rt_high's thread (its process, above it in the tree, may bear its name but has no states).
+        List<Long> rtHigh = got.tree.entries().stream()
+                .filter(x -> x.label().equals("rt_high") && Boolean.TRUE.equals(x.hasData()))
                 .map(TreeModel.Entry::id).toList();
         assertFalse(rtHigh.isEmpty(), "no rt_high thread in " + got.tree.entries());
         StatesModel.Row row = got.states.rows().stream().filter(r -> r.entryId() == rtHigh.get(0)).findFirst()
