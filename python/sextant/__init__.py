@@ -165,8 +165,7 @@ class Session:
     ) -> pyarrow.Table:
         """The trace's periodic and sporadic tasks, found by themselves: one
         row per task, with the keys of ``sextant tasks --format json``'s
-        tasks as columns (``host`` null for a single host), but
-        ``released_by`` and ``policy``, the command line's own words.
+        tasks as columns (``host`` null for a single host).
         ``model`` is the task's execution model as JSON text (``json.loads``
         it, or give the dict to :meth:`executions`). ``deadline`` is a share
         of the period (a float: 0.8) or a time in ns (an int); by default
@@ -294,11 +293,13 @@ _TASKS = pyarrow.schema(
             ),
         ),
         ("jobs", pyarrow.int64()),
+        ("released_by", pyarrow.string()),
         ("first_release", pyarrow.int64()),
         ("deadline", pyarrow.int64()),
         ("misses", pyarrow.int64()),
         ("response", _PERCENTILES),
         ("execution", _PERCENTILES),
+        ("policy", pyarrow.string()),
         ("priority", pyarrow.string()),
         ("kernel_prio", pyarrow.int32()),
         ("cpus", pyarrow.list_(pyarrow.uint32())),

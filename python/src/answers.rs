@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sextant_engine::analysis::explain::{pick, Which};
-use sextant_engine::analysis::tasks::{Deadline, Options};
-use sextant_engine::kernel::priority::{describe, describe_task};
+use sextant_engine::analysis::tasks::{row, Deadline, Options};
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::explain::{report, Around};
 use sextant_engine::session::{Error, Session};
@@ -95,9 +94,8 @@ pub fn explain(
 }
 
 /// The trace's periodic and sporadic tasks, host by host: one JSON object
-/// per task with the keys of `sextant tasks --format json`'s, but
-/// `released_by` and `policy` (the command line's words, not the
-/// engine's); `model` is the model's JSON text. And the passes' warnings.
+/// per task with the keys of `sextant tasks --format json`'s; `model` is
+/// the model's JSON text. And the passes' warnings.
 #[pyfunction]
 #[pyo3(signature = (trace, min_jobs = 10, deadline_ratio = None, deadline_ns = None, lenient = false, progress = None))]
 pub fn tasks(
@@ -134,30 +132,13 @@ pub fn tasks(
     );
     let (found, warnings) = detached(py, progress, |work| session.tasks(None, &options, work))?
         .map_err(|e| session_error(e, &trace))?;
+    // The model as its JSON text: one string column in the table.
     let rows: Vec<Value> = found
         .iter()
         .map(|(host, t)| {
-            json!({
-                "host": host,
-                "tid": t.tid,
-                "comm": t.comm,
-                "kind": t.kind,
-                "period": t.period,
-                "jitter": t.jitter,
-                "min_interarrival": t.min_interarrival,
-                "confidence": t.confidence,
-                "phases": t.phases,
-                "jobs": t.jobs.len(),
-                "first_release": t.jobs.first().map(|j| j.release),
-                "deadline": t.deadlines.first(),
-                "misses": t.misses,
-                "response": t.response,
-                "execution": t.execution,
-                "priority": if t.btf { describe_task(t.prio) } else { describe(t.prio, None) },
-                "kernel_prio": t.prio,
-                "cpus": t.cpus,
-                "model": t.model.to_string(),
-            })
+            let mut r = row(host.as_deref(), t);
+            r["model"] = Value::String(t.model.to_string());
+            r
         })
         .collect();
     let text = serde_json::to_string(&rows).map_err(|e| {

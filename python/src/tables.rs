@@ -77,7 +77,8 @@ pub fn events(
     };
     let (batches, warnings) = detached(py, progress, |work| {
         through_file(export::events::schema(), |file| {
-            export::events::write(&trace, options, &Default::default(), file, work).map(|ran| ran.warnings)
+            export::events::write(&trace, options, &Default::default(), file, work)
+                .map(|ran| ran.warnings)
         })
     })?
     .map_err(|e| export_error(e, &trace))?;

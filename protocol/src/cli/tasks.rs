@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
-use sextant_engine::analysis::tasks::{self, Deadline, Options, Release, Task};
+use sextant_engine::analysis::tasks::{self, Deadline, Options, Task};
 use sextant_engine::duration::{self, human};
 use sextant_engine::export::executions::cpu_list;
-use sextant_engine::kernel::priority::{cell, describe, describe_task};
+use sextant_engine::kernel::priority::cell;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::Session;
 
@@ -67,59 +67,6 @@ fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
             "--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"
         ),
     }
-}
-
-fn priority(t: &Task) -> String {
-    if t.btf {
-        describe_task(t.prio)
-    } else {
-        describe(t.prio, None)
-    }
-}
-
-/// The policy a priority implies (the trace rarely says it otherwise).
-fn policy(t: &Task) -> &'static str {
-    match (t.btf, t.prio) {
-        (true, _) => "RTOS",
-        (_, None) => "unknown",
-        (_, Some(p)) if p < 0 => "SCHED_DEADLINE",
-        (_, Some(p)) if p < 100 => "FIFO/RR",
-        _ => "SCHED_OTHER",
-    }
-}
-
-fn released_by(r: Release) -> &'static str {
-    match r {
-        Release::Timer => "timer",
-        Release::Activation => "activation",
-        Release::Wakeup => "wakeup",
-    }
-}
-
-fn task_json(host: Option<&str>, t: &Task) -> Value {
-    json!({
-        "host": host,
-        "tid": t.tid,
-        "comm": t.comm,
-        "kind": t.kind,
-        "period": t.period,
-        "jitter": t.jitter,
-        "min_interarrival": t.min_interarrival,
-        "confidence": t.confidence,
-        "phases": t.phases,
-        "jobs": t.jobs.len(),
-        "released_by": released_by(t.released_by),
-        "first_release": t.jobs.first().map(|j| j.release),
-        "deadline": t.deadlines.first(),
-        "misses": t.misses,
-        "response": t.response,
-        "execution": t.execution,
-        "policy": policy(t),
-        "priority": priority(t),
-        "kernel_prio": t.prio,
-        "cpus": t.cpus,
-        "model": t.model,
-    })
 }
 
 fn file_name(t: &Task) -> String {
@@ -263,7 +210,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         TasksFormat::Json => {
             let tasks: Vec<Value> = found
                 .iter()
-                .map(|(h, t)| task_json(h.as_deref(), t))
+                .map(|(h, t)| tasks::row(h.as_deref(), t))
                 .collect();
             let doc = json!({ "tasks": tasks, "warnings": warnings });
             serde_json::to_writer(&mut out, &doc)?;

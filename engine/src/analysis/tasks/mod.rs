@@ -4,17 +4,20 @@
 //! (`period.rs`), and each thread classified periodic, sporadic or left out
 //! as aperiodic, with response times and deadline misses (`classify.rs`),
 //! and an execution model `analyze` accepts that finds the same jobs
-//! (`model.rs`).
+//! (`model.rs`); each task as a row of `sextant tasks --format json`
+//! (`row.rs`).
 
 mod classify;
 mod collect;
 mod jobs;
 mod model;
 pub mod period;
+mod row;
 
 pub use classify::{classify, Percentiles, Task, TaskKind, TaskPhase};
 pub use collect::{Activation, BlockState, Release, TaskCollector, ThreadActivity};
 pub use jobs::Job;
+pub use row::row;
 
 /// The deadline each job is measured against.
 #[derive(Debug, Clone, Copy, PartialEq)]
