@@ -3,7 +3,7 @@
 //! copies of them, checked against what nobody here wrote or another front
 //! end: babeltrace2's event count for each CTF trace, `sextant dump` for
 //! the others, `sextant analyze --format json --no-store` for executions,
-//! strace for "a second identical query reads no trace" (no trace
+//! `sextant tasks --format json` for tasks, strace for "a second identical query reads no trace" (no trace
 //! file mapped, no more than a one-file trace's head read).
 
 mod common;
@@ -477,6 +477,98 @@ fn a_model_a_trace_cannot_match_empties_that_trace_with_one_warning() {
     );
 }
 
+/// `sextant tasks --format json`'s tasks of `src`, with `flags`.
+fn tasks_of(src: &Path, flags: &[&str]) -> Vec<Value> {
+    let out = command()
+        .args(["tasks", "--format", "json"])
+        .args(flags)
+        .arg(src)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}: {err}", src.display());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["tasks"].as_array().unwrap().clone()
+}
+
+#[test]
+fn tasks_per_trace_are_the_tasks_commands() {
+    // Two copies of the taskset folder: its CTF and ftrace recordings twice.
+    let dir = std::env::temp_dir().join(format!("sextant-sql-tasks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let fixture = repo_root().join("fixtures/taskset");
+    let mut traces = BTreeMap::new();
+    for copy in ["1", "2"] {
+        copy_tree(&fixture, &dir.join(copy).join("taskset"));
+        for (name, src) in [("ctf", "ctf"), ("trace.txt", "trace.txt")] {
+            traces.insert(format!("{copy}/taskset/{name}"), fixture.join(src));
+        }
+    }
+    let c = Corpus { dir, traces };
+    let dir = c.dir.to_str().unwrap();
+    // The engine's order: periodic tasks first, then by TID.
+    let (answer, _) = rows(&[
+        "SELECT * FROM tasks() ORDER BY trace, kind <> 'periodic', tid",
+        dir,
+    ]);
+    let mut by_trace: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for r in answer {
+        let name = r["trace"].as_str().unwrap().to_string();
+        by_trace.entry(name).or_default().push(r);
+    }
+    let names: Vec<&String> = by_trace.keys().collect();
+    assert_eq!(names, c.traces.keys().collect::<Vec<_>>());
+    for (name, src) in &c.traces {
+        let want = tasks_of(src, &[]);
+        let got = &by_trace[name];
+        assert!(want.len() >= 6, "{name}: {} tasks", want.len());
+        assert_eq!(got.len(), want.len(), "{name}: tasks");
+        for (g, w) in got.iter().zip(&want) {
+            let mut g = g.as_object().unwrap().clone();
+            assert!(g
+                .remove("host")
+                .unwrap()
+                .as_str()
+                .is_some_and(|h| !h.is_empty()));
+            assert_eq!(g.remove("trace"), Some(Value::from(name.as_str())));
+            // The model is its JSON text, as in Python's table.
+            let model = g.remove("model").unwrap();
+            assert_eq!(
+                serde_json::from_str::<Value>(model.as_str().unwrap()).unwrap(),
+                w["model"],
+                "{name}: model"
+            );
+            let mut w = w.as_object().unwrap().clone();
+            w.remove("model");
+            assert_eq!(w.remove("host"), Some(Value::Null), "{name}: one host");
+            assert_eq!(g, w, "{name}: task {}", w["tid"]);
+        }
+    }
+    // Arguments are the command's flags; a filter on `trace` opens that
+    // trace only (any query that opens the broken one fails, naming it).
+    let broken = c.dir.join("broken/ctf");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("metadata"), "/* CTF 1.8 */ trace { major = ").unwrap();
+    let all = sql(&["SELECT count(*) FROM tasks()", dir]);
+    let err = String::from_utf8_lossy(&all.stderr);
+    assert!(
+        !all.status.success() && err.contains("tasks of") && err.contains("broken/ctf"),
+        "{err}"
+    );
+    let (one, _) = rows(&[
+        "SELECT tid, misses, deadline FROM tasks(20, 0.5) WHERE trace = '2/taskset/trace.txt' ORDER BY kind <> 'periodic', tid",
+        dir,
+    ]);
+    let want: Vec<Value> = tasks_of(
+        &c.traces["2/taskset/trace.txt"],
+        &["--min-jobs", "20", "--deadline", "0.5"],
+    )
+    .iter()
+    .map(|w| serde_json::json!({"tid": w["tid"], "misses": w["misses"], "deadline": w["deadline"]}))
+    .collect();
+    assert_eq!(one, want);
+}
+
 #[test]
 fn errors_name_the_table_the_column_or_the_trace() {
     let c = corpus("errors");
@@ -489,6 +581,7 @@ fn errors_name_the_table_the_column_or_the_trace() {
     assert!(said(&["SELECT nosuchcolumn FROM events", dir]).contains("nosuchcolumn"));
     assert!(said(&["SELECT * FROM nosuchtable", dir]).contains("nosuchtable"));
     assert!(said(&["SELECT * FROM executions('preset:nope')", dir]).contains("whole-thread"));
+    assert!(said(&["SELECT * FROM tasks(1)", dir]).contains("at least 2 jobs"));
     assert!(said(&["SELECT 1", "/no/such/trace"]).contains("/no/such/trace"));
     assert!(said(&["SELECT 1", dir, "--format", "parquet"]).contains("--out"));
 }

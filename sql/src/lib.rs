@@ -1,7 +1,7 @@
 //! SQL over many traces: `sextant sql`. Each trace (or every trace below a
 //! folder) is one partition of the tables `events`, `thread_states`,
-//! `threads` and of the table function `executions('MODEL.json' |
-//! 'preset:NAME')`, all with `host` and `trace` columns before the engine's
+//! `threads` and of the table functions `executions('MODEL.json' |
+//! 'preset:NAME')` and `tasks()`, all with `host` and `trace` columns before the engine's
 //! own (`schemas/exports.md`), queried by an embedded Apache DataFusion.
 //! Kept out of the engine and the protocol crate so that the fuzz targets
 //! and the other tests do not compile DataFusion.
@@ -14,6 +14,7 @@ mod narrowing;
 pub mod output;
 mod partition;
 mod tables;
+mod tasks;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -130,6 +131,12 @@ async fn context(fleet: Arc<Fleet>) -> Result<SessionContext, SqlError> {
     ctx.register_udtf(
         "executions",
         Arc::new(executions::ExecutionsFn {
+            fleet: fleet.clone(),
+        }),
+    );
+    ctx.register_udtf(
+        "tasks",
+        Arc::new(tasks::TasksFn {
             fleet: fleet.clone(),
         }),
     );

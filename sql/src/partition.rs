@@ -1,7 +1,8 @@
 //! One trace's rows of one table, computed on a blocking thread when
 //! DataFusion first polls the partition: the engine's own writers
-//! (`export::events`, `export::states`, `export::executions::table`), so the
-//! columns are the exports' and `analyze`'s. Events and thread states go
+//! (`export::events`, `export::states`, `export::executions::table`,
+//! `export::tasks`), so the columns are the exports', `analyze`'s and
+//! `tasks`'. Events and thread states go
 //! through a temporary Arrow file read back a batch at a time, so that
 //! memory does not grow with the trace; a partition dropped early (a
 //! `LIMIT` met) cancels its pass.
@@ -18,6 +19,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::PartitionStream;
+use sextant_engine::analysis::tasks::Options;
 use sextant_engine::export::events::Only;
 use sextant_engine::export::{self, Format, TableFile};
 use sextant_engine::hosts::HostPick;
@@ -27,7 +29,7 @@ use tokio::sync::mpsc;
 
 use crate::executions::{self, Asked};
 use crate::fleet::Trace;
-use crate::Fleet;
+use crate::{tasks, Fleet};
 
 /// Which table.
 #[derive(Debug, Clone)]
@@ -36,6 +38,7 @@ pub(crate) enum Kind {
     Events(Arc<Only>),
     ThreadStates,
     Executions(Arc<Asked>),
+    Tasks(Options),
 }
 
 impl Kind {
@@ -45,6 +48,7 @@ impl Kind {
             Kind::Events(_) => export::events::schema(),
             Kind::ThreadStates => export::states::schema(),
             Kind::Executions(asked) => export::executions::schema(&asked.name),
+            Kind::Tasks(_) => tasks::schema(),
         }
     }
 
@@ -53,6 +57,7 @@ impl Kind {
             Kind::Events(_) => "events",
             Kind::ThreadStates => "thread_states",
             Kind::Executions(_) => "executions",
+            Kind::Tasks(_) => "tasks",
         }
     }
 }
@@ -208,6 +213,10 @@ pub(crate) fn produce(
         Kind::Executions(asked) => {
             let batch = executions::of_trace(asked, trace, fleet, &work)?;
             emit(batch);
+            Ok(())
+        }
+        Kind::Tasks(options) => {
+            emit(tasks::of_trace(options, trace, fleet, &work)?);
             Ok(())
         }
     }

@@ -1,4 +1,4 @@
-//! Tables for the ecosystem: executions, thread states and events written as
+//! Tables for the ecosystem: executions, thread states, events and tasks as
 //! Arrow IPC files, Parquet or CSV, for pyarrow, pandas, DuckDB and the like.
 //! Column names and types are a contract, described in `schemas/exports.md`;
 //! each table's schema carries its name and version in its metadata.
@@ -8,6 +8,7 @@ pub mod executions;
 mod shedding;
 pub mod states;
 mod table;
+pub mod tasks;
 
 pub use table::{write_csv, Format, TableFile};
 

@@ -84,8 +84,9 @@ enum Command {
     Tasks(tasks::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
-    /// A SQL query over many traces: events, thread_states, threads and
-    /// executions('MODEL.json' | 'preset:NAME'), each with host and trace.
+    /// A SQL query over many traces: events, thread_states, threads,
+    /// executions('MODEL.json' | 'preset:NAME') and tasks(), each with host
+    /// and trace.
     #[cfg(feature = "sql")]
     Sql(sql::Request),
     /// Put several hosts' traces on one timeline from the TCP packets they

@@ -15,9 +15,10 @@ use super::placement::StoreArgs;
 
 #[derive(clap::Args)]
 pub struct Request {
-    /// The query. Tables: events, thread_states, threads, and
-    /// executions('MODEL.json' | 'preset:NAME'), each with host and trace
-    /// columns.
+    /// The query. Tables: events, thread_states, threads,
+    /// executions('MODEL.json' | 'preset:NAME') and tasks([MIN_JOBS [,
+    /// DEADLINE]]) (sextant tasks' --min-jobs and --deadline: tasks(20,
+    /// 0.8), tasks(10, '2ms')), each with host and trace columns.
     pub query: String,
     /// Traces, or folders: every trace below a folder (its `trace` column
     /// is its path relative to the folder).

@@ -5,10 +5,10 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use serde_json::{json, Value};
 use sextant_engine::analysis::tasks::{self, Deadline, Options, Task};
-use sextant_engine::duration::{self, human};
+use sextant_engine::duration::human;
 use sextant_engine::export::executions::cpu_list;
 use sextant_engine::kernel::priority::cell;
 use sextant_engine::reader::OpenOptions;
@@ -52,20 +52,11 @@ pub struct Request {
 }
 
 fn deadline(arg: Option<&str>) -> anyhow::Result<Deadline> {
-    let Some(a) = arg else {
-        return Ok(Deadline::Ratio(1.0));
-    };
-    if let Ok(r) = a.trim().parse::<f64>() {
-        if r > 0.0 && r.is_finite() {
-            return Ok(Deadline::Ratio(r));
-        }
-        bail!("--deadline {a}: a ratio of the period must be a positive number");
-    }
-    match duration::parse(a.trim()) {
-        Ok(ns) if ns > 0 => Ok(Deadline::Time(ns)),
-        _ => bail!(
-            "--deadline {a}: expected a ratio of the period (0.8) or a time (\"2ms\", \"500us\")"
-        ),
+    match arg {
+        None => Ok(Deadline::Ratio(1.0)),
+        Some(a) => a
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--deadline {a}: {e}")),
     }
 }
 
@@ -137,10 +128,7 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
             "{:<comm_w$}  {:>7}  {:<9}  {:>11}  {:>10}  {:>5.2}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}  {:<17}  {}",
             t.comm,
             t.tid,
-            match t.kind {
-                tasks::TaskKind::Periodic => "periodic",
-                tasks::TaskKind::Sporadic => "sporadic",
-            },
+            tasks::row::kind(t.kind),
             period,
             t.jitter.map_or("-".into(), human),
             t.confidence,
@@ -169,16 +157,8 @@ fn write_table(out: &mut impl Write, found: &[(Option<String>, Task)]) -> anyhow
 }
 
 pub fn run(req: Request) -> anyhow::Result<()> {
-    if req.min_jobs < 2 {
-        bail!(
-            "--min-jobs {}: at least 2 jobs are needed to see a period",
-            req.min_jobs
-        );
-    }
-    let options = Options {
-        min_jobs: req.min_jobs,
-        deadline: deadline(req.deadline.as_deref())?,
-    };
+    let options = Options::new(req.min_jobs, deadline(req.deadline.as_deref())?)
+        .map_err(|e| anyhow::anyhow!("--min-jobs {}: {e}", req.min_jobs))?;
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         TasksFormat::Table
     } else {

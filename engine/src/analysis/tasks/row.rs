@@ -1,10 +1,10 @@
 //! A task as one row of `sextant tasks --format json`
-//! (`schemas/tasks.schema.json`): what the command line writes and the
-//! Python package's `tasks()` table holds, in the same words.
+//! (`schemas/tasks.schema.json`): what the command line writes, in the
+//! words the tasks table (`export::tasks`) also uses.
 
 use serde_json::{json, Value};
 
-use super::{Release, Task};
+use super::{Release, Task, TaskKind};
 use crate::kernel::priority::{describe, describe_task};
 
 /// `t`, found on `host` (none for a single host).
@@ -13,7 +13,7 @@ pub fn row(host: Option<&str>, t: &Task) -> Value {
         "host": host,
         "tid": t.tid,
         "comm": t.comm,
-        "kind": t.kind,
+        "kind": kind(t.kind),
         "period": t.period,
         "jitter": t.jitter,
         "min_interarrival": t.min_interarrival,
@@ -27,15 +27,31 @@ pub fn row(host: Option<&str>, t: &Task) -> Value {
         "response": t.response,
         "execution": t.execution,
         "policy": policy(t),
-        "priority": if t.btf { describe_task(t.prio) } else { describe(t.prio, None) },
+        "priority": priority(t),
         "kernel_prio": t.prio,
         "cpus": t.cpus,
         "model": t.model,
     })
 }
 
+pub fn kind(k: TaskKind) -> &'static str {
+    match k {
+        TaskKind::Periodic => "periodic",
+        TaskKind::Sporadic => "sporadic",
+    }
+}
+
+/// The priority as its user set it: `FIFO/RR 80`, `nice 0`, `priority 3`.
+pub fn priority(t: &Task) -> String {
+    if t.btf {
+        describe_task(t.prio)
+    } else {
+        describe(t.prio, None)
+    }
+}
+
 /// The policy a priority implies (the trace rarely says it otherwise).
-fn policy(t: &Task) -> &'static str {
+pub fn policy(t: &Task) -> &'static str {
     match (t.btf, t.prio) {
         (true, _) => "RTOS",
         (_, None) => "unknown",
@@ -45,7 +61,7 @@ fn policy(t: &Task) -> &'static str {
     }
 }
 
-fn released_by(r: Release) -> &'static str {
+pub fn released_by(r: Release) -> &'static str {
     match r {
         Release::Timer => "timer",
         Release::Activation => "activation",
