@@ -185,7 +185,6 @@ class Session:
                 progress=cb,
             ),
             progress,
-            lambda text: pyarrow.Table.from_pylist(json.loads(text), schema=_TASKS),
         )
 
     def _one(self, what: str) -> str:
@@ -262,48 +261,3 @@ class _progress:
         if self.bar is not None:
             self.bar.close()
         return False
-
-
-_PERCENTILES = pyarrow.struct([("p50", pyarrow.int64()), ("p99", pyarrow.int64()), ("max", pyarrow.int64())])
-
-#: The columns of :meth:`Session.tasks` (times in ns).
-_TASKS = pyarrow.schema(
-    [
-        ("host", pyarrow.string()),
-        ("tid", pyarrow.int64()),
-        ("comm", pyarrow.string()),
-        ("kind", pyarrow.string()),
-        ("period", pyarrow.int64()),
-        ("jitter", pyarrow.int64()),
-        ("min_interarrival", pyarrow.int64()),
-        ("confidence", pyarrow.float64()),
-        (
-            "phases",
-            pyarrow.list_(
-                pyarrow.struct(
-                    [
-                        ("start", pyarrow.int64()),
-                        ("end", pyarrow.int64()),
-                        ("period", pyarrow.int64()),
-                        ("jitter", pyarrow.int64()),
-                        ("jobs", pyarrow.int64()),
-                        ("missed", pyarrow.int64()),
-                    ]
-                )
-            ),
-        ),
-        ("jobs", pyarrow.int64()),
-        ("released_by", pyarrow.string()),
-        ("first_release", pyarrow.int64()),
-        ("deadline", pyarrow.int64()),
-        ("misses", pyarrow.int64()),
-        ("response", _PERCENTILES),
-        ("execution", _PERCENTILES),
-        ("policy", pyarrow.string()),
-        ("priority", pyarrow.string()),
-        ("kernel_prio", pyarrow.int32()),
-        ("cpus", pyarrow.list_(pyarrow.uint32())),
-        ("model", pyarrow.string()),
-    ],
-    metadata={"sextant.table": "tasks"},
-)

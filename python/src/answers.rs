@@ -1,18 +1,15 @@
 //! The session's answers that are documents rather than tables: an
 //! execution's explanation (the JSON `sextant explain --format json`
-//! writes) and the trace's real-time tasks (one row each).
+//! writes).
 
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use serde_json::Value;
 use sextant_engine::analysis::explain::{pick, Which};
-use sextant_engine::analysis::tasks::{row, Deadline, Options};
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::explain::{report, Around};
 use sextant_engine::session::{Error, Session};
 
-use crate::errors::{model_error, trace_error};
 use crate::tables::{request, session_error};
 use crate::work::detached;
 
@@ -91,61 +88,4 @@ pub fn explain(
         Ok(Err(why)) => Err(pyo3::exceptions::PyIndexError::new_err(why)),
         Err(e) => Err(session_error(e, &trace)),
     }
-}
-
-/// The trace's periodic and sporadic tasks, host by host: one JSON object
-/// per task with the keys of `sextant tasks --format json`'s; `model` is
-/// the model's JSON text. And the passes' warnings.
-#[pyfunction]
-#[pyo3(signature = (trace, min_jobs = 10, deadline_ratio = None, deadline_ns = None, lenient = false, progress = None))]
-pub fn tasks(
-    py: Python<'_>,
-    trace: PathBuf,
-    min_jobs: usize,
-    deadline_ratio: Option<f64>,
-    deadline_ns: Option<i64>,
-    lenient: bool,
-    progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Vec<String>)> {
-    if min_jobs < 2 {
-        return Err(model_error(format!(
-            "min_jobs {min_jobs}: at least 2 jobs are needed to see a period"
-        )));
-    }
-    let deadline =
-        match (deadline_ratio, deadline_ns) {
-            (None, None) => Deadline::Ratio(1.0),
-            (Some(r), None) if r > 0.0 && r.is_finite() => Deadline::Ratio(r),
-            (None, Some(ns)) if ns > 0 => Deadline::Time(ns),
-            _ => return Err(model_error(
-                "deadline: a positive share of the period (float) or a positive time in ns (int)",
-            )),
-        };
-    let options = Options { min_jobs, deadline };
-    let session = Session::open(
-        &trace,
-        OpenOptions {
-            lenient,
-            ..OpenOptions::default()
-        },
-        None,
-    );
-    let (found, warnings) = detached(py, progress, |work| session.tasks(None, &options, work))?
-        .map_err(|e| session_error(e, &trace))?;
-    // The model as its JSON text: one string column in the table.
-    let rows: Vec<Value> = found
-        .iter()
-        .map(|(host, t)| {
-            let mut r = row(host.as_deref(), t);
-            r["model"] = Value::String(t.model.to_string());
-            r
-        })
-        .collect();
-    let text = serde_json::to_string(&rows).map_err(|e| {
-        trace_error(
-            format!("writing the tasks: {e}"),
-            &trace.display().to_string(),
-        )
-    })?;
-    Ok((text, warnings))
 }

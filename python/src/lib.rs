@@ -19,6 +19,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables::thread_states, m)?)?;
     m.add_function(wrap_pyfunction!(tables::presets, m)?)?;
     m.add_function(wrap_pyfunction!(answers::explain, m)?)?;
-    m.add_function(wrap_pyfunction!(answers::tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::tasks, m)?)?;
     Ok(())
 }

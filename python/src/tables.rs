@@ -1,6 +1,6 @@
 //! The tables a session offers, each the engine's answer (`engine::session`)
 //! in its export schema (`schemas/exports.md`): executions of a model or
-//! preset, thread state intervals, events.
+//! preset, thread state intervals, events, real-time tasks.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -10,6 +10,7 @@ use arrow_array::RecordBatch;
 use pyo3::prelude::*;
 use sextant_engine::analysis::model::request::{FindError, Request};
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
+use sextant_engine::analysis::tasks::{Deadline, Options};
 use sextant_engine::export::{self, ExportError, Format, TableFile};
 use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
@@ -108,6 +109,44 @@ pub fn thread_states(
     })
     .map_err(|e| export_error(e, &trace))?;
     Ok((Stream::new(export::states::schema(), batches), warnings))
+}
+
+/// The trace's periodic and sporadic tasks, host by host: one row per task
+/// with the keys of `sextant tasks --format json`'s as columns (`model` the
+/// model's JSON text). `deadline_ratio` is a share of the period,
+/// `deadline_ns` a time; at most one.
+#[pyfunction]
+#[pyo3(signature = (trace, min_jobs = 10, deadline_ratio = None, deadline_ns = None, lenient = false, progress = None))]
+pub fn tasks(
+    py: Python<'_>,
+    trace: PathBuf,
+    min_jobs: usize,
+    deadline_ratio: Option<f64>,
+    deadline_ns: Option<i64>,
+    lenient: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(Stream, Vec<String>)> {
+    let deadline =
+        match (deadline_ratio, deadline_ns) {
+            (None, None) => Deadline::Ratio(1.0),
+            (Some(r), None) if r > 0.0 && r.is_finite() => Deadline::Ratio(r),
+            (None, Some(ns)) if ns > 0 => Deadline::Time(ns),
+            _ => return Err(model_error(
+                "deadline: a positive share of the period (float) or a positive time in ns (int)",
+            )),
+        };
+    let asked = Options::new(min_jobs, deadline)
+        .map_err(|e| model_error(format!("min_jobs {min_jobs}: {e}")))?;
+    let options = OpenOptions {
+        lenient,
+        ..OpenOptions::default()
+    };
+    let session = Session::open(&trace, options, None);
+    let (found, warnings) = detached(py, progress, |work| session.tasks(None, &asked, work))?
+        .map_err(|e| session_error(e, &trace))?;
+    let batch = export::tasks::table(&found)
+        .map_err(|e| trace_error(format!("building the tasks table: {e}"), &name(&trace)))?;
+    Ok((Stream::new(batch.schema(), vec![batch]), warnings))
 }
 
 /// What to find, as `sextant analyze` is asked it: a model's JSON, or a
