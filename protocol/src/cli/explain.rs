@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use sextant_engine::analysis::executions::Execution;
+use sextant_engine::analysis::explain::complement::Held;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
 use sextant_engine::analysis::explain::shares;
@@ -283,15 +284,11 @@ fn write_text(
         }
     }
     writeln!(out, "\nwho ran while the path waited for a CPU:")?;
-    if e.complement.intervals.iter().all(|h| h.running.is_empty()) {
+    let listed = |h: &&Held| !h.running.is_empty() || !h.lost.is_empty();
+    if !e.complement.intervals.iter().any(|h| listed(&h)) {
         writeln!(out, "  nobody: the path never waited for a CPU")?;
     }
-    for h in e
-        .complement
-        .intervals
-        .iter()
-        .filter(|h| !h.running.is_empty())
-    {
+    for h in e.complement.intervals.iter().filter(listed) {
         writeln!(
             out,
             "  {} {} {} .. {} ({}), {}:",
@@ -315,6 +312,21 @@ fn write_text(
                 } else {
                     ""
                 }
+            )?;
+        }
+        // Inside a loss window the trace does not show who ran.
+        for u in &h.lost {
+            let lost = match u.events {
+                Some(n) => format!("unknown (the trace lost {n} events here)"),
+                None => "unknown (the trace lost events here)".to_string(),
+            };
+            writeln!(
+                out,
+                "      {lost:<57}  cpu {:>2}  {:>10}  {} .. {}",
+                u.cpu.map_or("?".to_string(), |c| c.to_string()),
+                human(u.end - u.start),
+                at(u.start),
+                at(u.end)
             )?;
         }
     }
