@@ -15,7 +15,12 @@
 //! seed case's model, every burst is overlapped by over 1 ms by an
 //! execution over 1 ms; in each such execution the diagnosis names rt_rogue
 //! first, the first interference cause is rt_rogue (by tid), and no part of
-//! it says the CPU ran no thread while the rogue was spinning there.
+//! it says the CPU ran no thread while the rogue was spinning there. On
+//! perf, around two bursts (3 and 9) the timer interrupt on the idle CPU
+//! left no event (neither the rogue's timer expiry and wake-up nor the
+//! timer thread's): the delayed thread's wake-up and its timer's expiry
+//! are both absent, so nothing in the trace says when it became ready. There alone, explain may say it was woken by nothing in the
+//! trace; the test checks that absence in the trace's own events.
 //!
 //! Each command reads a copy of the trace in a temporary directory (commands
 //! write a store beside the trace they read).
@@ -25,7 +30,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::seed::{executions, explain, overlap, Truth};
-use common::{copy_into, repo_root, TempDir};
+use common::{copy_into, repo_root, sextant, TempDir};
 use serde_json::Value;
 
 /// Slack for clock reads and switch latency around a burst's measured
@@ -81,15 +86,81 @@ fn burst_overlap(t: &Truth, range: (i64, i64)) -> i64 {
 }
 
 /// What the trace lets explain say when the rogue is not named.
-#[derive(Clone, Copy, PartialEq)]
-enum Missing {
+#[derive(Clone, Copy)]
+enum Missing<'a> {
     /// Nothing: every event is in its thread's context (ftrace), so the
     /// rogue's running is always found.
     Nothing,
-    /// The wake-up of the thread the rogue delayed (perf loses some, and
-    /// its unwanted events carry their thread in the payload): explain may
-    /// then only say that nothing in the trace woke it, and blame nobody.
-    Wakeups,
+    /// Maybe what readied the thread the rogue delayed (perf loses some
+    /// events in the idle task's context): explain may say that nothing in
+    /// the trace woke it, and blame nobody, only where the trace (its
+    /// events, as `sextant dump` reads them) holds neither its wake-up nor
+    /// the expiry of the timer it slept on (`nothing_readied`).
+    Wakeups(&'a [Value]),
+}
+
+/// The trace's events (`sextant dump --format jsonl`): ts, name, fields.
+fn dump(trace: &Path) -> Vec<Value> {
+    let out = sextant(&["dump", trace.to_str().unwrap(), "--format", "jsonl"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// Whether `events` hold nothing that readied `tid` while it was blocked
+/// over [start, end]: no `sched_waking`/`sched_wakeup` of it, and no
+/// `hrtimer_expire_entry` of the hrtimer it armed last before blocking (in
+/// its own context: `clock_nanosleep`'s timer, whose expiry wakes it). The
+/// reason, or `None` when something did.
+fn nothing_readied(events: &[Value], tid: i64, start: i64, end: i64) -> Option<String> {
+    let ts = |e: &Value| e["ts"].as_i64().unwrap();
+    let named = |e: &Value, n: &str| e["name"].as_str() == Some(n);
+    let woken = events.iter().find(|e| {
+        (named(e, "sched:sched_waking") || named(e, "sched:sched_wakeup"))
+            && e["fields"]["pid"] == tid
+            && (start..=end).contains(&ts(e))
+    });
+    if let Some(w) = woken {
+        println!("  {tid} was woken at {}: {}", ts(w), w["name"]);
+        return None;
+    }
+    let armed = events.iter().rfind(|e| {
+        named(e, "timer:hrtimer_start") && e["fields"]["perf_tid"] == tid && ts(e) <= start
+    })?;
+    let timer = &armed["fields"]["hrtimer"];
+    let expired = events.iter().find(|e| {
+        named(e, "timer:hrtimer_expire_entry")
+            && e["fields"]["hrtimer"] == *timer
+            && (ts(armed)..=end).contains(&ts(e))
+    });
+    if let Some(x) = expired {
+        println!("  {tid}'s timer {timer} expired at {}", ts(x));
+        return None;
+    }
+    Some(format!(
+        "neither a wake-up of {tid} nor the expiry of the timer it armed at {} (hrtimer {:#x}, \
+         due at {}) is in the trace between {start} and {end}",
+        ts(armed),
+        timer.as_u64().unwrap_or(0),
+        armed["fields"]["expires"]
+    ))
+}
+
+/// The blocked piece of the critical path where `tid` was woken by nothing
+/// in the trace, the longest: (start, end).
+fn unwoken_block(doc: &Value, tid: &Value) -> Option<(i64, i64)> {
+    doc["critical_path"]
+        .as_array()?
+        .iter()
+        .filter(|p| p["tid"] == *tid && p["state"] == "blocked" && p["woken_by"].is_null())
+        .map(|p| (p["start"].as_i64().unwrap(), p["end"].as_i64().unwrap()))
+        .max_by_key(|(a, b)| b - a)
 }
 
 /// What is wrong in one execution's explanation (empty: nothing).
@@ -104,14 +175,26 @@ fn check_execution(
     let duration = range.1 - range.0;
     let d = doc["diagnosis"].as_str().unwrap_or("");
     let causes = doc["causes"].as_array().expect("causes[]");
-    let unwoken = missing == Missing::Wakeups
-        && d.contains("nothing held it back")
-        && causes.iter().all(|c| c["interference"] != true)
-        && causes.iter().any(|c| {
+    // The thread the rogue delayed, blocked (woken by nothing in the
+    // trace) over most of the burst, and blamed on nobody.
+    let unwoken = causes
+        .iter()
+        .find(|c| {
             c["kind"] == "blocked" && c["cost"].as_i64().unwrap_or(0) * 2 > burst_overlap(t, range)
-        });
-    if unwoken {
-        println!("  execution {index}: the delayed thread's wake-up is not in the trace: {d:?}");
+        })
+        .filter(|_| {
+            d.contains("nothing held it back") && causes.iter().all(|c| c["interference"] != true)
+        })
+        .and_then(|c| unwoken_block(doc, &c["of"]["tid"]).map(|b| (&c["of"]["tid"], b)));
+    // Allowed only where the trace itself lacks what readied it.
+    let excused = match (missing, unwoken) {
+        (Missing::Wakeups(events), Some((tid, (start, end)))) => {
+            nothing_readied(events, tid.as_i64().unwrap(), start, end)
+        }
+        _ => None,
+    };
+    if let Some(why) = excused {
+        println!("  execution {index}: {why}; explain says {d:?}");
     } else {
         if !d.starts_with("rt_rogue (") {
             wrong.push(format!("the diagnosis does not name rt_rogue first: {d:?}"));
@@ -245,11 +328,12 @@ fn long_executions_name_the_rogue(case: &str, trace: &Path, t: &Truth, missing: 
 fn perf_long_executions_name_the_rogue() {
     let dir = TempDir::new("idle-rogue-perf");
     let trace = copy_into(&fixture("ctf"), dir.path());
+    let events = dump(&trace);
     long_executions_name_the_rogue(
         "perf CTF",
         &trace,
         &truth("ground-truth.tsv"),
-        Missing::Wakeups,
+        Missing::Wakeups(&events),
     );
 }
 

@@ -1,7 +1,8 @@
 //! Issue 27, deliver 2: where the trace lost events, explain says what ran
 //! is unknown ("unknown (the trace lost N events here)", kind `lost` in
 //! JSON), never "no thread ran" or a holder the lost events could
-//! contradict.
+//! contradict, in the causes or in who ran (the complement's `running`,
+//! which lists the window under `lost` instead).
 //!
 //! The loss is made the way ftrace reports one: in a copy of
 //! fixtures/scenario-d's ftrace text (written in a temporary directory),
@@ -114,9 +115,27 @@ fn cost_of(doc: &Value, kind: &str) -> i64 {
         .sum()
 }
 
-#[test]
-fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
-    let dir = TempDir::new("explain-lost");
+/// An execution explained on the recording and on a copy that lost events
+/// in the middle half of a wait where one thread held the path's CPU.
+struct Lossy {
+    /// Keep the temporary directories while the copy is read.
+    _dirs: (TempDir, TempDir),
+    copy: PathBuf,
+    /// The execution's index in the copy.
+    index: usize,
+    /// Its explanation on the recording, and on the copy.
+    doc: Value,
+    lost_doc: Value,
+    made: Made,
+    /// The held wait: [s, e), and the middle half whose CPU lines are gone.
+    s: i64,
+    e: i64,
+    half: (i64, i64),
+}
+
+/// `name`: the test's, for its own temporary directories.
+fn lossy(name: &str) -> Lossy {
+    let dir = TempDir::new(name);
     let original = copy_into(&fixture(), dir.path());
     // The longest execution whose path waited over 1 ms for a CPU held by
     // one thread (the rogue, in this scenario).
@@ -130,16 +149,12 @@ fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
         })
         .expect("an execution held back over 1 ms");
     let quarter = (e - s) / 4;
-    let lossy = TempDir::new("explain-lost-copy");
-    let (copy, made) = lose(&original, cpu, s + quarter, e - quarter, lossy.path());
+    let half = (s + quarter, e - quarter);
+    let copies = TempDir::new(&format!("{name}-copy"));
+    let (copy, made) = lose(&original, cpu, half.0, half.1, copies.path());
     println!(
         "execution {index}: CPU {cpu} held by {holder} over [{s}, {e}]; CPU {} lost {} events in [{}, {}] (its events around the marker: {}, {})",
-        made.cpu,
-        made.count,
-        s + quarter,
-        e - quarter,
-        made.before,
-        made.after
+        made.cpu, made.count, half.0, half.1, made.before, made.after
     );
     let again = executions(&copy);
     let same = again
@@ -147,6 +162,44 @@ fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
         .find(|x| x.1 == start)
         .expect("the same execution in the copy");
     let lost_doc = explain(&copy, same.0);
+    Lossy {
+        _dirs: (dir, copies),
+        copy,
+        index: same.0,
+        doc,
+        lost_doc,
+        made,
+        s,
+        e,
+        half,
+    }
+}
+
+/// `explain --format text` of the copy's execution.
+fn explain_text(l: &Lossy) -> String {
+    let out = sextant(&[
+        "explain",
+        l.copy.to_str().unwrap(),
+        "--model",
+        SEED_MODEL,
+        "--execution",
+        &l.index.to_string(),
+        "--format",
+        "text",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
+    let l = lossy("explain-lost");
+    let (doc, lost_doc, made, s, e) = (&l.doc, &l.lost_doc, &l.made, l.s, l.e);
+    let cpu = made.cpu;
     let lost: Vec<&Value> = lost_doc["causes"]
         .as_array()
         .unwrap()
@@ -154,10 +207,10 @@ fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
         .filter(|c| c["kind"] == "lost")
         .collect();
     assert_eq!(lost.len(), 1, "one loss window: {:#?}", lost_doc["causes"]);
-    let l = lost[0];
-    assert_eq!(l["events"], made.count as u64, "{l}");
-    assert_eq!(l["cpu"], cpu, "{l}");
-    let text = l["text"].as_str().unwrap();
+    let c = lost[0];
+    assert_eq!(c["events"], made.count as u64, "{c}");
+    assert_eq!(c["cpu"], cpu, "{c}");
+    let text = c["text"].as_str().unwrap();
     assert!(
         text.contains(&format!(
             "unknown (the trace lost {} events here)",
@@ -168,37 +221,96 @@ fn a_loss_on_the_held_cpu_is_unknown_not_idle() {
     // The window holds at least the middle half of the wait (where the
     // CPU's lines are gone) and at most the span between the CPU's events
     // around the marker.
-    let cost = l["cost"].as_i64().unwrap();
+    let cost = c["cost"].as_i64().unwrap();
     let inside = |a: i64, b: i64| (b.min(e) - a.max(s)).max(0);
     assert!(
-        cost >= inside(s + quarter, e - quarter) && cost <= inside(made.before, made.after),
+        cost >= inside(l.half.0, l.half.1) && cost <= inside(made.before, made.after),
         "lost cost {cost} ns, middle half {} ns, window at most {} ns",
-        inside(s + quarter, e - quarter),
+        inside(l.half.0, l.half.1),
         inside(made.before, made.after)
     );
     // Nothing of the window became "no thread ran".
     assert!(
-        cost_of(&lost_doc, "idle_cpu") <= cost_of(&doc, "idle_cpu"),
+        cost_of(lost_doc, "idle_cpu") <= cost_of(doc, "idle_cpu"),
         "idle grew from {} to {} ns",
-        cost_of(&doc, "idle_cpu"),
-        cost_of(&lost_doc, "idle_cpu")
+        cost_of(doc, "idle_cpu"),
+        cost_of(lost_doc, "idle_cpu")
     );
     // The text says it too.
-    let out = sextant(&[
-        "explain",
-        copy.to_str().unwrap(),
-        "--model",
-        SEED_MODEL,
-        "--execution",
-        &same.0.to_string(),
-        "--format",
-        "text",
-    ]);
-    assert!(out.status.success());
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = explain_text(&l);
     println!("{stdout}");
     assert!(
         stdout.contains(&format!("(the trace lost {} events here)", made.count)),
         "{stdout}"
+    );
+}
+
+/// Who ran while the path waited: inside the loss window the trace does
+/// not show who held the CPU, so no thread is listed as running there
+/// (the model's states are no evidence then), and the window is listed
+/// as unknown, in the JSON and in the text.
+#[test]
+fn who_ran_names_nobody_inside_a_loss_window() {
+    let l = lossy("explain-lost-who-ran");
+    let made = &l.made;
+    let inside = |(a, b): (i64, i64), (s, e): (i64, i64)| (b.min(e) - a.max(s)).max(0);
+    let mut windows = Vec::new();
+    for h in l.lost_doc["complement"].as_array().unwrap() {
+        let span = (h["start"].as_i64().unwrap(), h["end"].as_i64().unwrap());
+        let gone = inside(l.half, span);
+        if gone == 0 || h["cpu"] != made.cpu {
+            continue;
+        }
+        // Who ran on the CPU it waited for, as stated, fits outside the
+        // part of the interval whose events were lost.
+        let ran: i64 = h["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["cpu"] == made.cpu)
+            .map(|r| r["duration"].as_i64().unwrap())
+            .sum();
+        assert!(
+            ran <= (span.1 - span.0) - gone,
+            "{} ({}) waited over [{}, {}]: explain lists {ran} ns of threads running on CPU {}, \
+             but the trace lost that CPU's events over {gone} ns of it: {:#}",
+            h["path_comm"],
+            h["path_tid"],
+            span.0,
+            span.1,
+            made.cpu,
+            h["running"]
+        );
+        let parts: Vec<(i64, i64)> = h["lost"]
+            .as_array()
+            .expect("lost[] in each interval")
+            .iter()
+            .map(|u| {
+                assert_eq!(u["cpu"], made.cpu, "{u}");
+                assert_eq!(u["events"], made.count as u64, "{u}");
+                (u["start"].as_i64().unwrap(), u["end"].as_i64().unwrap())
+            })
+            .collect();
+        let listed: i64 = parts.iter().map(|w| inside(*w, span)).sum();
+        assert!(
+            listed >= gone,
+            "the interval's lost parts cover {listed} ns of the {gone} ns lost: {parts:?}"
+        );
+        windows.extend(parts);
+    }
+    assert!(!windows.is_empty(), "no interval lists the loss");
+    let stdout = explain_text(&l);
+    let who_ran = stdout
+        .split_once("who ran while the path waited for a CPU:")
+        .and_then(|(_, rest)| rest.split_once("\nrelated threads:"))
+        .map(|(section, _)| section)
+        .expect("a who-ran section");
+    println!("who ran:{who_ran}");
+    assert!(
+        who_ran.contains(&format!(
+            "unknown (the trace lost {} events here)",
+            made.count
+        )),
+        "{who_ran}"
     );
 }

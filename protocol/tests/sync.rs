@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{copy_into, run_json, sextant, shared_dir, skip_shared, TempDir};
+use common::{copy_into, run_json, sextant, shared_dir, skip_shared, valid_json_output, TempDir};
 use serde_json::Value;
 
 /// VM1's time `t` on VM3's clock, by the correction in a `sync` output.
@@ -28,7 +28,10 @@ fn synctraces_as_trace_compass_synchronises_them() {
         return skip_shared();
     };
     let sync = shared.join("traces/ctf/synctraces");
-    let doc = run_json(&["sync", sync.to_str().unwrap(), "--format", "json"]);
+    let doc = valid_json_output(
+        "sync-result.schema.json",
+        &["sync", sync.to_str().unwrap(), "--format", "json"],
+    );
     assert_eq!(
         doc["hosts"][doc["reference"].as_u64().unwrap() as usize]["name"],
         "VM3"
@@ -93,13 +96,16 @@ fn an_offset_set_on_purpose_is_recovered_within_a_microsecond() {
     std::fs::write(&metadata, bytes).unwrap();
 
     let args = |p: &Path| {
-        run_json(&[
-            "sync",
-            p.to_str().unwrap(),
-            "--format",
-            "json",
-            "--no-store",
-        ])
+        valid_json_output(
+            "sync-result.schema.json",
+            &[
+                "sync",
+                p.to_str().unwrap(),
+                "--format",
+                "json",
+                "--no-store",
+            ],
+        )
     };
     let (was, now) = (args(&original), args(&copy));
     assert_eq!(now["pairs"][0]["quality"], "accurate");

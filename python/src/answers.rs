@@ -55,11 +55,14 @@ pub fn explain(
     let outcome = detached(
         py,
         progress,
-        |work| -> Result<Result<(String, Vec<String>), String>, Error> {
+        |work| -> Result<Result<(String, Vec<String>), Refused>, Error> {
             let found = session.executions_each(&asked, None, work)?;
+            if let Err(why) = around.check_cpus("cpus", found.facts.as_ref(), &trace) {
+                return Ok(Err(Refused::Cpu(why)));
+            }
             let chosen = match pick(&found.executions, which) {
                 Ok(e) => e,
-                Err(why) => return Ok(Err(why)),
+                Err(why) => return Ok(Err(Refused::Execution(why))),
             };
             let explanation = session.explain(
                 chosen,
@@ -70,6 +73,7 @@ pub fn explain(
             let diagnosis = explanation.diagnosis(chosen.end_tid);
             let mut warnings = found.ran.warnings.clone();
             warnings.extend(found.notes.iter().cloned());
+            warnings.extend(around.idle_cpus("cpus", &explanation, &|t| format!("{t} ns")));
             warnings.extend(diagnosis.contradictions.iter().map(|c| {
                 format!("this explanation contradicts the trace (a bug; please report it): {c}")
             }));
@@ -85,7 +89,15 @@ pub fn explain(
     )?;
     match outcome {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(why)) => Err(pyo3::exceptions::PyIndexError::new_err(why)),
+        Ok(Err(Refused::Execution(why))) => Err(pyo3::exceptions::PyIndexError::new_err(why)),
+        Ok(Err(Refused::Cpu(why))) => Err(pyo3::exceptions::PyValueError::new_err(why)),
         Err(e) => Err(session_error(e, &trace)),
     }
+}
+
+/// What `explain` refuses before reading a range: an execution the model
+/// did not find (IndexError), a CPU the trace does not have (ValueError).
+enum Refused {
+    Execution(String),
+    Cpu(String),
 }

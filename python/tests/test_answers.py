@@ -35,6 +35,12 @@ def test_explain_cpus_and_preset(cli):
     assert got == want
 
 
+def test_explain_refuses_a_cpu_the_trace_lacks(cli):
+    s = sextant.open(SCENARIO)
+    with pytest.raises(ValueError, match=r"cpus 7: no such CPU in .*; it has CPUs 0,1"):
+        s.explain("preset:running", tids=[4611], longest=True, cpus=[7])
+
+
 def test_explain_asks_for_one_execution():
     s = sextant.open(SCENARIO)
     with pytest.raises(ValueError):

@@ -4,6 +4,9 @@
 //! path's complement with the priority inversions, the related threads,
 //! the kernel facilities and the diagnosis).
 
+use std::collections::BTreeSet;
+use std::path::Path;
+
 use serde::Serialize;
 
 use super::{Error, Session};
@@ -11,6 +14,7 @@ use crate::analysis::executions::Execution;
 use crate::analysis::explain::path::{Link, PathState};
 use crate::analysis::explain::{self, explain_trace, request_for, Diagnosis, Explanation};
 use crate::analysis::facilities::Facilities;
+use crate::analysis::model::census::TraceFacts;
 use crate::hosts::HostPick;
 use crate::reader::OpenOptions;
 use crate::run::{RunError, Work};
@@ -23,6 +27,88 @@ pub struct Around {
     /// Read this long before the execution, so each thread's state (and
     /// each futex's, queue's and timer's) is known at its start.
     pub replay_ns: i64,
+}
+
+impl Around {
+    /// Chosen CPUs the trace does not have, refused with those it has.
+    /// Known when the executions were found by reading the trace (`facts`),
+    /// not when the store gave them, nor when no event header names a CPU.
+    /// `option` is how the front end spells the choice (`--cpus`, `cpus=`).
+    pub fn check_cpus(
+        &self,
+        option: &str,
+        facts: Option<&TraceFacts>,
+        trace: &Path,
+    ) -> Result<(), String> {
+        let (Some(cpus), Some(facts)) = (&self.cpus, facts) else {
+            return Ok(());
+        };
+        let missing: Vec<u32> = cpus
+            .iter()
+            .copied()
+            .filter(|c| !facts.cpus.is_empty() && !facts.cpus.contains(c))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{option} {}: no such CPU in {}; it has CPUs {}",
+            listed(&missing),
+            trace.display(),
+            listed(&facts.cpus)
+        ))
+    }
+
+    /// The warning for chosen CPUs on which no thread ran in the range read
+    /// for `e` (its replay included): "who ran" lists nothing for them.
+    /// `time` writes the range's ends as the front end writes times.
+    pub fn idle_cpus(
+        &self,
+        option: &str,
+        e: &Explanation,
+        time: &dyn Fn(i64) -> String,
+    ) -> Option<String> {
+        let ran: BTreeSet<u32> = e
+            .graph
+            .lines
+            .values()
+            .flat_map(|l| l.segments.iter().filter_map(|s| s.cpu))
+            .collect();
+        let idle: Vec<u32> = self
+            .cpus
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|c| !ran.contains(c))
+            .collect();
+        if idle.is_empty() {
+            return None;
+        }
+        let range = match e.pass.first_ts {
+            Some(first) => format!(
+                "from {} to {}, replay included",
+                time(first),
+                time(e.pass.last_ts)
+            ),
+            None => "nothing was read".to_string(),
+        };
+        Some(format!(
+            "{option} {}: no thread ran there around the execution ({range}), so who ran lists \
+             nothing for it; threads ran on CPUs {}",
+            listed(&idle),
+            if ran.is_empty() {
+                "none".to_string()
+            } else {
+                listed(&ran)
+            }
+        ))
+    }
+}
+
+/// "0,2,3".
+fn listed<'a>(cpus: impl IntoIterator<Item = &'a u32>) -> String {
+    let v: Vec<String> = cpus.into_iter().map(u32::to_string).collect();
+    v.join(",")
 }
 
 impl Session {

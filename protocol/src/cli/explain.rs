@@ -4,19 +4,18 @@
 //! critical path, the path's complement with the priority inversions, the
 //! related threads, the kernel facilities and a one-line diagnosis.
 
-use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use sextant_engine::analysis::executions::Execution;
+use sextant_engine::analysis::explain::complement::Held;
 use sextant_engine::analysis::explain::path::{Link, PathState};
 use sextant_engine::analysis::explain::relations::How;
 use sextant_engine::analysis::explain::shares;
 use sextant_engine::analysis::explain::{self, pick, Explanation, Which};
 use sextant_engine::analysis::facilities::mq::MqState;
-use sextant_engine::analysis::model::census::TraceFacts;
 use sextant_engine::duration::human;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::executions::Found;
@@ -92,9 +91,14 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         picks,
         ..
     } = analyze::find(&session, &asked, &req.host, Timeline::EachHost)?;
-    if let Some(facts) = &facts {
-        refuse_cpus_not_in(&req.cpus, facts, &req.trace)?;
-    }
+
+    let around = Around {
+        cpus: (!req.cpus.is_empty()).then(|| req.cpus.clone()),
+        replay_ns: (req.replay_ms * 1e6) as i64,
+    };
+    around
+        .check_cpus("--cpus", facts.as_ref(), &req.trace)
+        .map_err(anyhow::Error::msg)?;
     let warnings = ran.warnings;
     for w in &warnings {
         eprintln!("sextant: warning: {w}");
@@ -106,10 +110,7 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let execution = pick(&executions, which).map_err(anyhow::Error::msg)?;
     // The second pass reads the execution's own host alone.
     let host = hosts.of(execution);
-    let around = Around {
-        cpus: (!req.cpus.is_empty()).then(|| req.cpus.clone()),
-        replay_ns: (req.replay_ms * 1e6) as i64,
-    };
+
     let explanation = progress::shown("explaining", |work| {
         session.explain(
             execution,
@@ -128,8 +129,8 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     let clock = req.clock.clock;
     clock.check(Some(origin), &req.trace)?;
     let time = |ts: i64| clock.phrase(ts, origin);
-    if let Some(cpus) = &around.cpus {
-        warn_cpus_idle(cpus, &explanation, &time);
+    if let Some(w) = around.idle_cpus("--cpus", &explanation, &time) {
+        eprintln!("sextant: warning: {w}");
     }
     let format = req.format.unwrap_or(if std::io::stdout().is_terminal() {
         ExplainFormat::Text
@@ -150,66 +151,6 @@ pub fn run(req: Request) -> anyhow::Result<()> {
         )?,
     }
     out.flush().context("writing to standard output")
-}
-
-/// `--cpus` naming a CPU the trace does not have is refused, with those it
-/// has (known when the executions were found by reading the trace, not
-/// when the store gave them; CPUs are unknown when no event header says).
-fn refuse_cpus_not_in(cpus: &[u32], facts: &TraceFacts, trace: &Path) -> anyhow::Result<()> {
-    let missing: Vec<String> = cpus
-        .iter()
-        .filter(|c| !facts.cpus.is_empty() && !facts.cpus.contains(c))
-        .map(u32::to_string)
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let has: Vec<String> = facts.cpus.iter().map(u32::to_string).collect();
-    bail!(
-        "--cpus {}: no such CPU in {}; it has CPUs {}",
-        missing.join(","),
-        trace.display(),
-        has.join(",")
-    )
-}
-
-/// `--cpus` naming a CPU on which no thread ran around the execution (the
-/// range read for it, its replay included): the complement lists nothing
-/// for it, which is said.
-fn warn_cpus_idle(cpus: &[u32], e: &Explanation, time: &dyn Fn(i64) -> String) {
-    let ran: BTreeSet<u32> = e
-        .graph
-        .lines
-        .values()
-        .flat_map(|l| l.segments.iter().filter_map(|s| s.cpu))
-        .collect();
-    let idle: Vec<String> = cpus
-        .iter()
-        .filter(|c| !ran.contains(c))
-        .map(u32::to_string)
-        .collect();
-    if idle.is_empty() {
-        return;
-    }
-    let range = match e.pass.first_ts {
-        Some(first) => format!(
-            "from {} to {}, replay included",
-            time(first),
-            time(e.pass.last_ts)
-        ),
-        None => "nothing was read".to_string(),
-    };
-    let ran: Vec<String> = ran.iter().map(u32::to_string).collect();
-    eprintln!(
-        "sextant: warning: --cpus {}: no thread ran there around the execution ({range}), so \
-         who ran lists nothing for it; threads ran on CPUs {}",
-        idle.join(","),
-        if ran.is_empty() {
-            "none".to_string()
-        } else {
-            ran.join(",")
-        }
-    );
 }
 
 fn write_json(
@@ -343,15 +284,11 @@ fn write_text(
         }
     }
     writeln!(out, "\nwho ran while the path waited for a CPU:")?;
-    if e.complement.intervals.iter().all(|h| h.running.is_empty()) {
+    let listed = |h: &&Held| !h.running.is_empty() || !h.lost.is_empty();
+    if !e.complement.intervals.iter().any(|h| listed(&h)) {
         writeln!(out, "  nobody: the path never waited for a CPU")?;
     }
-    for h in e
-        .complement
-        .intervals
-        .iter()
-        .filter(|h| !h.running.is_empty())
-    {
+    for h in e.complement.intervals.iter().filter(listed) {
         writeln!(
             out,
             "  {} {} {} .. {} ({}), {}:",
@@ -375,6 +312,21 @@ fn write_text(
                 } else {
                     ""
                 }
+            )?;
+        }
+        // Inside a loss window the trace does not show who ran.
+        for u in &h.lost {
+            let lost = match u.events {
+                Some(n) => format!("unknown (the trace lost {n} events here)"),
+                None => "unknown (the trace lost events here)".to_string(),
+            };
+            writeln!(
+                out,
+                "      {lost:<57}  cpu {:>2}  {:>10}  {} .. {}",
+                u.cpu.map_or("?".to_string(), |c| c.to_string()),
+                human(u.end - u.start),
+                at(u.start),
+                at(u.end)
             )?;
         }
     }

@@ -4,12 +4,15 @@
 //! waited for held it back; one of them of lower priority than the analysed
 //! thread (a larger kernel-order number) is a priority inversion. Threads on
 //! the other CPUs are listed too (the thread might have been allowed there),
-//! but did not hold the path back.
+//! but did not hold the path back. Where the tracer lost events on a CPU,
+//! who ran there is unknown: runs stop at the window, and the interval
+//! lists the window instead (`Held::lost`).
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
 use super::graph::Graph;
+use super::lost;
 use super::path::PathPiece;
 use crate::kernel::model::ThreadState;
 use crate::kernel::priority::Priority;
@@ -48,6 +51,21 @@ pub struct Held {
     pub end: i64,
     /// Longest first.
     pub running: Vec<Runner>,
+    /// The parts of the interval where the tracer lost events on a CPU it
+    /// could use: who ran there is unknown, and `running` counts none of
+    /// it. In time order.
+    pub lost: Vec<Unknown>,
+}
+
+/// A part of a complement interval inside a loss window (`Graph::losses`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unknown {
+    /// The window's CPU (`None`: the tracer did not say, every CPU).
+    pub cpu: Option<u32>,
+    pub start: i64,
+    pub end: i64,
+    /// Events the tracer said it lost in the window, when it said.
+    pub events: Option<u64>,
 }
 
 /// One thread's total over the whole path, on the CPUs the path waited for.
@@ -86,7 +104,9 @@ pub struct Run {
 }
 
 /// Who ran on each CPU, in time order (the idle task is not a thread that
-/// holds anything back, so it has no runs: a gap is an idle CPU).
+/// holds anything back, so it has no runs: a gap is an idle CPU, or a
+/// window where the tracer lost events there, `Graph::losses`, and who ran
+/// is unknown: the model's states are no evidence inside it).
 #[derive(Debug, Clone, Default)]
 pub struct CpuRuns {
     per_cpu: HashMap<u32, Vec<Run>>,
@@ -101,14 +121,20 @@ impl CpuRuns {
                 if s.state != ThreadState::Running {
                     continue;
                 }
-                per_cpu.entry(cpu).or_default().push(Run {
-                    start: s.start,
-                    end: s.end,
-                    tid,
-                    prio: s.prio,
-                    cpu,
-                    inferred: s.inferred,
-                });
+                let known = lost::cut(&graph.losses, |l| lost::on(l, &[cpu]), s.start, s.end)
+                    .into_iter()
+                    .filter(|(_, _, window)| window.is_none());
+                per_cpu
+                    .entry(cpu)
+                    .or_default()
+                    .extend(known.map(|(start, end, _)| Run {
+                        start,
+                        end,
+                        tid,
+                        prio: s.prio,
+                        cpu,
+                        inferred: s.inferred,
+                    }));
             }
         }
         for runs in per_cpu.values_mut() {
@@ -280,6 +306,12 @@ pub fn complement(
             }
         }
         running.sort_by(|a, b| b.duration.cmp(&a.duration).then(a.tid.cmp(&b.tid)));
+        let listed: Vec<u32> = usable
+            .iter()
+            .copied()
+            .filter(|c| cpus.is_none_or(|l| l.contains(c)))
+            .collect();
+        let lost = unknown(graph, &listed, piece.start, piece.end);
         for r in running.iter().filter(|r| r.held) {
             let c = totals.entry(r.tid).or_insert_with(|| Culprit {
                 tid: r.tid,
@@ -308,12 +340,34 @@ pub fn complement(
             start: piece.start,
             end: piece.end,
             running,
+            lost,
         });
     }
     out.culprits = totals.into_values().collect();
     out.culprits
         .sort_by(|a, b| b.duration.cmp(&a.duration).then(a.tid.cmp(&b.tid)));
     out
+}
+
+/// The parts of [start, end) in the loss windows of `cpus` (or of no
+/// known CPU), in time order.
+fn unknown(graph: &Graph, cpus: &[u32], start: i64, end: i64) -> Vec<Unknown> {
+    let mut parts: Vec<Unknown> = graph
+        .losses
+        .iter()
+        .filter(|l| lost::on(l, cpus))
+        .filter_map(|l| {
+            let (a, b) = (l.from.max(start), l.to.min(end));
+            (b > a).then_some(Unknown {
+                cpu: l.cpu,
+                start: a,
+                end: b,
+                events: l.events,
+            })
+        })
+        .collect();
+    parts.sort_by_key(|u| (u.start, u.cpu));
+    parts
 }
 
 #[cfg(test)]

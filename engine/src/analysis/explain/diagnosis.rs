@@ -24,9 +24,9 @@ use serde::Serialize;
 
 use super::complement::{waited_for, CpuRuns};
 use super::graph::{Context, Graph};
+use super::lost;
 use super::path::{Link, PathPiece, PathState};
 use super::relations::Relations;
-use crate::event::Loss;
 use crate::kernel::priority::Priority;
 
 /// Interference is named when it cost at least this share of the
@@ -373,18 +373,10 @@ impl Waiting<'_> {
                 by: (r.tid, r.prio),
                 order: stated_order(&cause),
             };
-            // Where the tracer lost events on that CPU, the run the
-            // trace shows may not be all that ran: unknown.
-            let on_cpu = |l: &Loss| l.cpu.is_none_or(|c| c == r.cpu);
-            for (a, b, window) in lost::cut(&g.losses, on_cpu, r.start, r.end) {
-                match window {
-                    Some(w) => self.lost(g, w, b - a, acc),
-                    None => {
-                        claims.push(self.claim(a, b, said));
-                        acc.add(cause.clone(), b - a, interference, r.inferred);
-                    }
-                }
-            }
+            // Runs stop at the windows where the tracer lost events on
+            // their CPU (`CpuRuns`): those are unknown, told by `nobody`.
+            claims.push(self.claim(r.start, r.end, said));
+            acc.add(cause, r.end - r.start, interference, r.inferred);
         }
         if self.end > free {
             idle += self.nobody(g, free, self.end, acc, claims);
@@ -568,7 +560,6 @@ fn blocked(
 
 mod accumulate;
 mod audit;
-mod lost;
 mod words;
 
 use accumulate::Accumulator;

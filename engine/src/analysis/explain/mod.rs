@@ -12,6 +12,7 @@
 pub mod complement;
 pub mod diagnosis;
 pub mod graph;
+mod lost;
 pub mod path;
 pub mod relations;
 mod run;

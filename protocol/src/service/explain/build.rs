@@ -9,11 +9,12 @@ use sextant_engine::analysis::explain::graph::Context;
 use sextant_engine::analysis::explain::path::PathState;
 use sextant_engine::analysis::explain::{self, Explanation};
 use sextant_engine::duration::human;
-use sextant_engine::kernel::model::ThreadState;
 
 /// Style keys of the complement's runners.
 pub const INVERSION: &str = "inversion";
 pub const INTERFERENCE: &str = "interference";
+/// Style key of the parts where the trace lost events: who ran is unknown.
+pub const LOST: &str = "lost";
 /// Style key of the wake-up arrows.
 pub const WAKEUP: &str = "wakeup";
 
@@ -138,7 +139,8 @@ pub fn critical_path(e: &Explanation, req: &explain::Request) -> TimeGraph {
 
 /// Rows: the path's threads (as in the critical path); children: the
 /// threads that ran while each was preempted or waiting for a CPU, when they
-/// ran (on the CPU the complement counted), inversions in their own style.
+/// ran (on the CPU the complement counted), inversions in their own style,
+/// and where the trace lost events, a row saying who ran is unknown.
 pub fn complement(e: &Explanation, req: &explain::Request, path: &TimeGraph) -> TimeGraph {
     let me = e.graph.comm(req.tid).to_string();
     let mut rows: Vec<Row> = path
@@ -159,6 +161,7 @@ pub fn complement(e: &Explanation, req: &explain::Request, path: &TimeGraph) -> 
         parent_of.entry(p.tid).or_insert(next);
     }
     let mut child_of: HashMap<(i64, i64), usize> = HashMap::new();
+    let mut lost_of: HashMap<i64, usize> = HashMap::new();
     for h in &e.complement.intervals {
         let Some(&parent) = parent_of.get(&h.path_tid) else {
             continue;
@@ -219,6 +222,29 @@ pub fn complement(e: &Explanation, req: &explain::Request, path: &TimeGraph) -> 
                 });
             }
         }
+        for u in &h.lost {
+            let at = *lost_of.entry(parent).or_insert_with(|| {
+                rows.push(Row {
+                    id: rows.len() as i64,
+                    parent,
+                    labels: vec!["unknown".into(), String::new(), String::new()],
+                    tips: vec![tip("Who ran", "unknown: the trace lost events")],
+                    states: Vec::new(),
+                });
+                rows.len() - 1
+            });
+            let lost = u.events.map_or("some".to_string(), |n| n.to_string());
+            rows[at].states.push(State {
+                start: u.start,
+                end: u.end,
+                style: LOST.into(),
+                label: None,
+                tips: vec![
+                    tip("CPU", u.cpu.map_or("?".to_string(), |c| c.to_string())),
+                    tip("Events lost", lost),
+                ],
+            });
+        }
     }
     for r in &mut rows {
         r.states.sort_by_key(|s| s.start);
@@ -230,18 +256,13 @@ pub fn complement(e: &Explanation, req: &explain::Request, path: &TimeGraph) -> 
     }
 }
 
-/// When `tid` ran on `cpu` within [start, end).
+/// When `tid` ran on `cpu` within [start, end), as the complement counted
+/// it (outside the windows where the trace lost events).
 fn ran_during(e: &Explanation, tid: i64, cpu: u32, start: i64, end: i64) -> Vec<(i64, i64)> {
-    let Some(line) = e.graph.line(tid) else {
-        return Vec::new();
-    };
-    line.segments
-        .iter()
-        .filter(|s| s.state == ThreadState::Running && s.cpu == Some(cpu))
-        .filter_map(|s| {
-            let (a, b) = (s.start.max(start), s.end.min(end));
-            (b > a).then_some((a, b))
-        })
+    e.runs
+        .during(cpu, start, end)
+        .filter(|r| r.tid == tid)
+        .map(|r| (r.start, r.end))
         .collect()
 }
 

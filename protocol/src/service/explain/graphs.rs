@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::build::{TimeGraph, FACILITY_STYLES, INTERFERENCE, INVERSION, WAKEUP};
+use super::build::{TimeGraph, FACILITY_STYLES, INTERFERENCE, INVERSION, LOST, WAKEUP};
 use super::explained::Explained;
 use crate::service::outputs::draw::thread_state_style_map;
 use crate::service::params::{self, Result, ServiceError};
@@ -70,6 +70,10 @@ impl GraphOutput {
                 m.insert(
                     INTERFERENCE.into(),
                     style("Ran while the path waited", "#7f7f7f", 1.0),
+                );
+                m.insert(
+                    LOST.into(),
+                    style("Unknown: the trace lost events", "#b0b0b0", 1.0),
                 );
                 m
             }

@@ -1,9 +1,11 @@
 //! The diagnosis on hand-built graphs: each cause, its words and its cost.
 
 use super::*;
+use crate::analysis::explain::complement::{complement, Unknown};
 use crate::analysis::explain::graph::{Fork, Line, Segment, TimerFire, Wakeup};
 use crate::analysis::explain::path::{critical_path, PathPiece};
 use crate::analysis::explain::relations::relations;
+use crate::event::Loss;
 use crate::kernel::model::ThreadState::{self, *};
 use crate::kernel::priority::Policy;
 
@@ -532,4 +534,62 @@ fn the_audit_catches_a_stale_priority_and_a_false_idle_cpu() {
         wrong.iter().any(|w| w.contains("in thread 7's context")),
         "{wrong:?}"
     );
+}
+
+#[test]
+fn a_loss_window_states_no_holder_inside_it() {
+    // The tracer lost 42 events on CPU 1 over [1000, 2000), while the
+    // rogue held it from rt_timer: who ran there is unknown, in the
+    // causes and in who ran alike; a window on CPU 0, which the path never
+    // used, changes nothing.
+    let mut g = seed_case();
+    g.losses = vec![
+        Loss {
+            cpu: Some(1),
+            from: 1000,
+            to: 2000,
+            events: Some(42),
+        },
+        Loss {
+            cpu: Some(0),
+            from: 0,
+            to: 3100,
+            events: Some(9),
+        },
+    ];
+    let d = diagnose_end(&g, 1, 0, 3100);
+    let cost = |kind: fn(&Cause) -> bool| -> i64 {
+        d.causes
+            .iter()
+            .filter(|c| kind(&c.cause))
+            .map(|c| c.cost)
+            .sum()
+    };
+    assert_eq!(cost(|c| matches!(c, Cause::Lost { .. })), 1000);
+    assert_eq!(
+        cost(|c| matches!(c, Cause::Preemption { by, .. } if by.tid == 3)),
+        2000
+    );
+    assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
+    let runs = CpuRuns::new(&g);
+    let path = critical_path(&g, 1, 0, 3100);
+    let c = complement(&g, &runs, &path, 1, Some(44), None);
+    let held = c
+        .intervals
+        .iter()
+        .find(|h| h.path_tid == 2)
+        .expect("rt_timer waited");
+    let ran: Vec<(i64, i64)> = held.running.iter().map(|r| (r.tid, r.duration)).collect();
+    assert_eq!(ran, [(3, 2000)]);
+    assert_eq!(
+        held.lost,
+        [Unknown {
+            cpu: Some(1),
+            start: 1000,
+            end: 2000,
+            events: Some(42),
+        }]
+    );
+    let rogue = c.culprits.iter().find(|x| x.tid == 3).map(|x| x.duration);
+    assert_eq!(rogue, Some(2000));
 }

@@ -1,12 +1,13 @@
-//! Parts of a wait that fall in a window where the tracer lost events:
-//! what ran on the CPU then is unknown, and the diagnosis says so instead
-//! of "no thread ran" or naming a holder the lost switches may contradict.
+//! Windows where the tracer lost events: what ran on the CPU then is
+//! unknown. Who ran (`complement`) lists no thread there and says the trace
+//! lost events; the diagnosis says "unknown" instead of "no thread ran" or
+//! naming a holder the lost switches may contradict.
 
 use crate::event::Loss;
 
 /// [start, end) cut at the windows of `losses` that `applies` keeps:
 /// (start, end, index of the window in `losses`, or `None` outside them).
-pub(super) fn cut(
+pub fn cut(
     losses: &[Loss],
     applies: impl Fn(&Loss) -> bool,
     start: i64,
@@ -38,7 +39,7 @@ pub(super) fn cut(
 }
 
 /// Whether a window of `cpu` (or of no known CPU) applies to `cpus`.
-pub(super) fn on(l: &Loss, cpus: &[u32]) -> bool {
+pub fn on(l: &Loss, cpus: &[u32]) -> bool {
     l.cpu.is_none_or(|c| cpus.contains(&c))
 }
 
