@@ -147,6 +147,21 @@ fn wall_is_refused_for_a_clock_from_boot() {
 
 const WORKER: &str = r#"{"name":"worker response","mode":"different_tids","start":{"name":"sched_process_fork","fields":{"child_tid":"$tid"}},"end":{"name":"sched_process_exit","fields":{"tid":"$tid"}},"start_threads":{"process":"^rt_timer$"},"end_threads":{"process":"^rt_worker$"},"deadline":1000000}"#;
 
+/// explain's text for the longest execution of `WORKER`.
+fn worker_text(trace: &Path, more: &[&str]) -> String {
+    let mut args = vec![
+        "explain",
+        s(trace),
+        "--model",
+        WORKER,
+        "--longest",
+        "--format",
+        "text",
+    ];
+    args.extend_from_slice(more);
+    String::from_utf8(sextant(&args).stdout).unwrap()
+}
+
 /// analyze's table and explain's text give the same start, from the trace's
 /// first event and labelled so; the JSON keeps absolute ns.
 #[test]
@@ -189,16 +204,7 @@ fn analyze_and_explain_give_one_start_from_the_trace_s_start() {
         .expect("rank 1");
     assert!(row.contains(&from_start), "{from_start} in {row}");
 
-    let text = sextant(&[
-        "explain",
-        s(&trace),
-        "--model",
-        WORKER,
-        "--longest",
-        "--format",
-        "text",
-    ]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = worker_text(&trace, &[]);
     assert!(
         text.lines().next().unwrap().ends_with(&format!(
             "(starts at {from_start} s from the trace's start)"
@@ -206,18 +212,7 @@ fn analyze_and_explain_give_one_start_from_the_trace_s_start() {
         "{text}"
     );
     let absolute = format!("{}.{:09}", start / 1_000_000_000, start % 1_000_000_000);
-    let text = sextant(&[
-        "explain",
-        s(&trace),
-        "--model",
-        WORKER,
-        "--longest",
-        "--format",
-        "text",
-        "--clock",
-        "absolute",
-    ]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = worker_text(&trace, &["--clock", "absolute"]);
     assert!(
         text.contains(&format!("(starts at {absolute} s on the trace's clock)")),
         "{text}"
@@ -298,16 +293,7 @@ fn a_chain_s_parts_add_up_to_its_duration() {
     assert_eq!(worker["running"], e["running"]);
     assert_eq!(worker["waiting"], e["waiting"]);
 
-    let text = sextant(&[
-        "explain",
-        s(&trace),
-        "--model",
-        WORKER,
-        "--longest",
-        "--format",
-        "text",
-    ]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    let text = worker_text(&trace, &[]);
     assert!(
         text.contains("time by thread (the parts add up to the duration):"),
         "{text}"
