@@ -147,6 +147,22 @@ fn wall_is_refused_for_a_clock_from_boot() {
 
 const WORKER: &str = r#"{"name":"worker response","mode":"different_tids","start":{"name":"sched_process_fork","fields":{"child_tid":"$tid"}},"end":{"name":"sched_process_exit","fields":{"tid":"$tid"}},"start_threads":{"process":"^rt_timer$"},"end_threads":{"process":"^rt_worker$"},"deadline":1000000}"#;
 
+/// analyze's table of the `top` longest executions of `WORKER`.
+fn worker_table(trace: &Path, top: usize) -> String {
+    let top = top.to_string();
+    let args = [
+        "analyze",
+        s(trace),
+        "--model",
+        WORKER,
+        "--format",
+        "table",
+        "--top",
+        &top,
+    ];
+    String::from_utf8(sextant(&args).stdout).unwrap()
+}
+
 /// explain's text for the longest execution of `WORKER`.
 fn worker_text(trace: &Path, more: &[&str]) -> String {
     let mut args = vec![
@@ -182,17 +198,7 @@ fn analyze_and_explain_give_one_start_from_the_trace_s_start() {
         (start - first) % 1_000_000_000
     );
 
-    let table = sextant(&[
-        "analyze",
-        s(&trace),
-        "--model",
-        WORKER,
-        "--format",
-        "table",
-        "--top",
-        "1",
-    ]);
-    let table = String::from_utf8(table.stdout).unwrap();
+    let table = worker_table(&trace, 1);
     let header = table
         .lines()
         .find(|l| l.contains("rank"))
@@ -229,17 +235,7 @@ fn tables_give_priorities_as_users_set_them() {
         .as_i64()
         .expect("a known priority");
     assert!((0..=98).contains(&prio), "rt_worker is real-time: {prio}");
-    let table = sextant(&[
-        "analyze",
-        s(&trace),
-        "--model",
-        WORKER,
-        "--format",
-        "table",
-        "--top",
-        "3",
-    ]);
-    let table = String::from_utf8(table.stdout).unwrap();
+    let table = worker_table(&trace, 3);
     assert!(table.contains("priority (kernel)"), "{table}");
     let rows: Vec<&str> = table.lines().filter(|l| l.contains("rt_worker")).collect();
     assert_eq!(rows.len(), 3, "{table}");

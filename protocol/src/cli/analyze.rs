@@ -332,31 +332,30 @@ fn write_table(
         Some(w) if hosts.names.len() > 1 => format!("{:<w$}  ", h.unwrap_or_default()),
         _ => String::new(),
     };
-    // The CPU lists as wide as the longest shown.
-    let cw = rows
-        .iter()
-        .flat_map(|e| std::iter::once(*e).chain(e.nested.iter().take(NESTED_SHOWN)))
-        .map(|x| export::executions::cpu_list(&x.cpus).len())
-        .fold("cpus".len(), usize::max);
-    let priority = |x: &Execution| priority::cell(x.prio, x.btf.is_some());
-    // Nested executions are on their parent's host: one origin for both.
-    let start =
-        |e: &Execution, x: &Execution| clock.show(x.start, hosts.origin(e).unwrap_or(origin));
-    let start_header = format!("start ({})", clock.unit());
-    let sw = rows
+    // Every row shown (nested ones under their parent, which gives their
+    // host), so that columns are as wide as their widest cell.
+    let shown: Vec<(&Execution, &Execution)> = rows
         .iter()
         .flat_map(|e| {
             std::iter::once(*e)
                 .chain(e.nested.iter().take(NESTED_SHOWN))
                 .map(move |x| (*e, x))
         })
-        .map(|(e, x)| start(e, x).len())
-        .fold(start_header.len(), usize::max);
-    let pw = rows
-        .iter()
-        .flat_map(|e| std::iter::once(*e).chain(e.nested.iter().take(NESTED_SHOWN)))
-        .map(|x| priority(x).chars().count())
-        .fold(PRIORITY.len(), usize::max);
+        .collect();
+    let widest = |header: &str, cell: &dyn Fn(&Execution, &Execution) -> String| {
+        shown
+            .iter()
+            .map(|(e, x)| cell(e, x).chars().count())
+            .fold(header.chars().count(), usize::max)
+    };
+    let priority = |x: &Execution| priority::cell(x.prio, x.btf.is_some());
+    // Nested executions are on their parent's host: one origin for both.
+    let start =
+        |e: &Execution, x: &Execution| clock.show(x.start, hosts.origin(e).unwrap_or(origin));
+    let start_header = format!("start ({})", clock.unit());
+    let cw = widest("cpus", &|_, x| export::executions::cpu_list(&x.cpus));
+    let sw = widest(&start_header, &start);
+    let pw = widest(PRIORITY, &|_, x| priority(x));
     writeln!(
         out,
         "\n{:>5} {:>6} {:>sw$} {:>11} {:>11} {:>11} {:>11} {:>11} {}{:>8}  {:<16} {:>cw$}  {:<pw$}",
