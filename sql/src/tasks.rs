@@ -14,7 +14,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::logical_expr::Expr;
 use sextant_engine::analysis::tasks::{Deadline, Options};
 use sextant_engine::export;
-use sextant_engine::hosts::{self, SeveralHosts};
+use sextant_engine::hosts::HostPick;
 use sextant_engine::run::Work;
 use sextant_engine::session::Session;
 
@@ -101,24 +101,19 @@ pub(crate) fn schema() -> SchemaRef {
 }
 
 /// The tasks of `trace` as one batch of `schema`'s columns (`host` and
-/// `trace` not yet before them). A trace of several hosts is refused as
-/// the other tables refuse it: one partition is one kernel model.
+/// `trace` not yet before them). A trace of several hosts is refused
+/// (`HostPick::Sole`) as the other tables refuse it: one partition is one
+/// kernel model.
 pub(crate) fn of_trace(
     options: &Options,
     trace: &Trace,
     fleet: &Fleet,
     work: &Work<'_>,
 ) -> Result<RecordBatch, Failure> {
-    let hosts = hosts::of(&trace.path)?;
-    if hosts.len() > 1 {
-        return Err(Box::new(SeveralHosts {
-            path: trace.path.clone(),
-            hosts,
-        }));
-    }
     let session = Session::open(&trace.path, fleet.options, None);
-    let (found, warnings) = session.tasks(None, options, work)?;
+    let (found, warnings) = session.host_tasks(HostPick::Sole, options, work)?;
     fleet.log.warn_all(trace, &warnings);
+    let found: Vec<_> = found.into_iter().map(|t| (None, t)).collect();
     let batch = export::tasks::table(&found)?;
     let rest: Vec<usize> = (1..batch.num_columns()).collect();
     Ok(batch.project(&rest)?)

@@ -3,6 +3,7 @@
 
 use super::{hosts, Error, InHost, Session};
 use crate::analysis::tasks::{self, Options, Task, TaskCollector};
+use crate::hosts::HostPick;
 use crate::reader::OpenOptions;
 use crate::run::{Pass, Work};
 
@@ -22,31 +23,37 @@ impl Session {
         let several = each.len() > 1;
         let (mut found, mut warnings) = (Vec::new(), Vec::new());
         for (k, (pick, name)) in each.iter().enumerate() {
-            let mut collector = TaskCollector::default();
-            let ran = work
-                .part(k, each.len(), |w| {
-                    Pass::new(&mut [&mut collector])
-                        .options(OpenOptions {
-                            host: *pick,
-                            ..self.options
-                        })
-                        .read(&self.trace, w)
-                })
+            let (tasks, ran) = work
+                .part(k, each.len(), |w| self.host_tasks(*pick, options, w))
                 .map_err(|e| match several {
-                    true => InHost::boxed(name, e.into()),
-                    false => e.into(),
+                    true => InHost::boxed(name, e),
+                    false => e,
                 })?;
             let host = several.then(|| name.clone());
-            warnings.extend(ran.warnings.into_iter().map(|w| match &host {
+            warnings.extend(ran.into_iter().map(|w| match &host {
                 Some(h) => format!("{h}: {w}"),
                 None => w,
             }));
-            found.extend(
-                tasks::tasks(collector, options)
-                    .into_iter()
-                    .map(|t| (host.clone(), t)),
-            );
+            found.extend(tasks.into_iter().map(|t| (host.clone(), t)));
         }
         Ok((found, warnings))
+    }
+
+    /// The tasks of host `pick` alone, and its pass's warnings: `Sole`
+    /// refuses a trace of several hosts, as every one-model question does.
+    pub fn host_tasks(
+        &self,
+        pick: HostPick,
+        options: &Options,
+        work: &Work<'_>,
+    ) -> Result<(Vec<Task>, Vec<String>), Error> {
+        let mut collector = TaskCollector::default();
+        let ran = Pass::new(&mut [&mut collector])
+            .options(OpenOptions {
+                host: pick,
+                ..self.options
+            })
+            .read(&self.trace, work)?;
+        Ok((tasks::tasks(collector, options), ran.warnings))
     }
 }
