@@ -8,11 +8,11 @@
 //! The trace is written by `CtfWriter` (packets of 256 KiB, so that a seek
 //! skips packets by their headers), copied to a temp dir and damaged there.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use sextant_engine::ctf::writer::{
-    Clock, CtfWriter, EnvValue, EventClass, FieldType, FieldValue, TraceSpec,
-};
+use common::ts;
 use sextant_engine::event::{Event, EventSource};
 use sextant_engine::jsonl::JsonSink;
 use sextant_engine::reader::{AnyReader, OpenOptions, WithSource};
@@ -25,49 +25,6 @@ const HEADER: usize = 4 + 16 + 4 + 5 * 8 + 4;
 const CONTENT_SIZE_AT: usize = 4 + 16 + 4 + 2 * 8;
 /// Event: id (u32), timestamp (u64), `n` (u64).
 const EVENT: usize = 4 + 8 + 8;
-
-fn spec() -> TraceSpec {
-    TraceSpec {
-        clock: Clock {
-            name: "monotonic".into(),
-            description: "test clock".into(),
-            freq: 1_000_000_000,
-            offset_s: 0,
-        },
-        env: vec![("domain".into(), EnvValue::Text("kernel".into()))],
-        source_fields: vec!["cpu_id".into()],
-        event_context: vec![],
-        classes: vec![EventClass {
-            name: "tick".into(),
-            fields: vec![("n".into(), FieldType::int(64, false))],
-        }],
-    }
-}
-
-/// Event `i` of stream `cpu` is at `1000 + 10 i + cpu`: every time distinct.
-fn ts(cpu: u64, i: u64) -> i64 {
-    (1_000 + i * 10 + cpu) as i64
-}
-
-/// The trace, written once per test under the temp dir.
-fn write_trace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sextant-lenient-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut w = CtfWriter::create(&dir, spec()).unwrap();
-    let streams = [
-        w.add_stream("cpu0", &[0]).unwrap(),
-        w.add_stream("cpu1", &[1]).unwrap(),
-    ];
-    for i in 0..EVENTS {
-        for (cpu, s) in streams.iter().enumerate() {
-            let t = ts(cpu as u64, i) as u64;
-            w.event(*s, 0, t, &[], &[FieldValue::UInt(i)]).unwrap();
-        }
-    }
-    let summary = w.finish().unwrap();
-    assert!(summary.packets >= 8, "{} packets", summary.packets);
-    dir
-}
 
 /// Each packet of a stream file: its byte offset and how many events it holds.
 fn packets(bytes: &[u8]) -> Vec<(usize, u64)> {
@@ -243,7 +200,7 @@ const KEPT: &str = "; --lenient: kept the events before, skipped the rest of thi
 
 #[test]
 fn a_damaged_stream_is_read_up_to_its_damage_with_lenient() {
-    let src = write_trace("trace");
+    let src = common::ticks("lenient", "trace", EVENTS);
     let all: Vec<(&str, Damaging)> = vec![
         ("cut-between-events", |b| cut(b, false)),
         ("cut-inside-an-event", |b| cut(b, true)),

@@ -6,34 +6,16 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::path::Path;
 
-use sextant_engine::ctf::writer::{
-    Clock, CtfWriter, EnvValue, EventClass, FieldType, FieldValue, TraceSpec,
-};
+use sextant_engine::ctf::writer::{CtfWriter, EventClass, FieldType, FieldValue};
 use sextant_engine::ctf::CtfReader;
 
 /// Events of 4 KiB: 96 MiB of stream in about 390 packets of 256 KiB.
 const EVENTS: u64 = 24_000;
 const BLOB: usize = 4096;
-
-fn spec() -> TraceSpec {
-    TraceSpec {
-        clock: Clock {
-            name: "monotonic".into(),
-            description: "test clock".into(),
-            freq: 1_000_000_000,
-            offset_s: 0,
-        },
-        env: vec![("domain".into(), EnvValue::Text("kernel".into()))],
-        source_fields: vec!["cpu_id".into()],
-        event_context: vec![],
-        classes: vec![EventClass {
-            name: "blob".into(),
-            fields: vec![("payload".into(), FieldType::Bytes)],
-        }],
-    }
-}
 
 /// Resident KiB of the mappings of `file` in this process.
 fn resident_kib(file: &Path) -> u64 {
@@ -61,9 +43,12 @@ fn resident_kib(file: &Path) -> u64 {
 
 #[test]
 fn header_passes_keep_a_few_packets_resident() {
-    let dir = std::env::temp_dir().join(format!("sextant-test-memory-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut w = CtfWriter::create(&dir, spec()).unwrap();
+    let dir = common::fresh_dir("memory", "blobs");
+    let blobs = EventClass {
+        name: "blob".into(),
+        fields: vec![("payload".into(), FieldType::Bytes)],
+    };
+    let mut w = CtfWriter::create(&dir, common::spec(vec![blobs])).unwrap();
     let s = w.add_stream("cpu0", &[0]).unwrap();
     let blob = vec![0x5a; BLOB];
     for i in 0..EVENTS {

@@ -10,11 +10,10 @@
 //! The trace is written by `CtfWriter` in a temp dir: 2 streams of 60,000
 //! events, packets of 256 KiB.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use sextant_engine::ctf::writer::{
-    Clock, CtfWriter, EnvValue, EventClass, FieldType, FieldValue, TraceSpec,
-};
 use sextant_engine::event::{Event, ReadError};
 use sextant_engine::jsonl::JsonSink;
 use sextant_engine::kernel::model::KernelModel;
@@ -27,47 +26,6 @@ const EVENTS: u64 = 60_000;
 const CUT_AFTER: u64 = 5_000;
 /// What is left of `cpu0`: its first 16 KiB, a part of what was read.
 const LEFT: u64 = 16 << 10;
-
-fn spec() -> TraceSpec {
-    TraceSpec {
-        clock: Clock {
-            name: "monotonic".into(),
-            description: "test clock".into(),
-            freq: 1_000_000_000,
-            offset_s: 0,
-        },
-        env: vec![("domain".into(), EnvValue::Text("kernel".into()))],
-        source_fields: vec!["cpu_id".into()],
-        event_context: vec![],
-        classes: vec![EventClass {
-            name: "tick".into(),
-            fields: vec![("n".into(), FieldType::int(64, false))],
-        }],
-    }
-}
-
-/// Event `i` of stream `cpu` is at `1000 + 10 i + cpu`.
-fn ts(cpu: u64, i: u64) -> i64 {
-    (1_000 + i * 10 + cpu) as i64
-}
-
-fn write_trace(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sextant-shrunk-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut w = CtfWriter::create(&dir, spec()).unwrap();
-    let streams = [
-        w.add_stream("cpu0", &[0]).unwrap(),
-        w.add_stream("cpu1", &[1]).unwrap(),
-    ];
-    for i in 0..EVENTS {
-        for (cpu, s) in streams.iter().enumerate() {
-            w.event(*s, 0, ts(cpu as u64, i) as u64, &[], &[FieldValue::UInt(i)])
-                .unwrap();
-        }
-    }
-    assert!(w.finish().unwrap().packets >= 8);
-    dir
-}
 
 /// (time, cpu, n) of each event handed on.
 type Seen = Vec<(i64, u32, u64)>;
@@ -115,7 +73,7 @@ fn pass(dir: &Path, jobs: usize, lenient: bool) -> (Result<(), RunError>, Seen) 
 }
 
 fn shrunk_while_read(name: &str, jobs: usize, lenient: bool) {
-    let dir = write_trace(name);
+    let dir = common::ticks("shrunk", name, EVENTS);
     let file = dir.join("cpu0");
     let len = std::fs::metadata(&file).unwrap().len();
     let (ran, seen) = pass(&dir, jobs, lenient);
@@ -134,7 +92,10 @@ fn shrunk_while_read(name: &str, jobs: usize, lenient: bool) {
     for &(t, cpu, n) in &seen {
         assert_eq!(
             (t, n),
-            (ts(cpu as u64, next[cpu as usize]), next[cpu as usize])
+            (
+                common::ts(cpu as u64, next[cpu as usize]),
+                next[cpu as usize]
+            )
         );
         next[cpu as usize] += 1;
     }
