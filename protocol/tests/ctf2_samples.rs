@@ -11,7 +11,6 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{repo_root, sextant, shared_dir, subdirs, tsv};
-use sextant_engine::ctf::writer::rewrite_as_ctf2;
 
 fn samples() -> PathBuf {
     repo_root().join("fixtures/tc-ctf2")
@@ -169,10 +168,22 @@ fn malformed_json_metadata_names_file_fragment_and_pointer() {
     );
 }
 
-/// Rewrites `trace` as CTF 2 and checks both read the same, event for event.
+/// `sextant convert trace dst`, which must succeed.
+fn convert(trace: &Path, dst: &Path) {
+    let out = sextant(&["convert", trace.to_str().unwrap(), dst.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "sextant convert {}: {}",
+        trace.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Rewrites `trace` as CTF 2 (`sextant convert`) and checks both read the
+/// same, event for event.
 fn same_as_ctf2(trace: &Path, tag: &str) -> Tmp {
     let tmp = Tmp::new(tag);
-    rewrite_as_ctf2(trace, &tmp.0).unwrap_or_else(|e| panic!("{}: {e}", trace.display()));
+    convert(trace, &tmp.0);
     let (ours, theirs) = (dump(&tmp.0), dump(trace));
     assert!(!theirs.is_empty(), "{}: no events", trace.display());
     assert!(
@@ -204,6 +215,38 @@ fn scenario_fixtures_rewritten_as_ctf2_read_and_analyze_the_same() {
             );
         }
     }
+}
+
+/// `convert` never writes into a folder that holds something, and says
+/// which folder; its CTF 2 output is not CTF 1.8 and is refused as a source.
+#[test]
+fn convert_refuses_a_used_destination_and_a_ctf2_source() {
+    let original = repo_root().join("fixtures/scenario-a/ctf");
+    let tmp = Tmp::new("convert-twice");
+    convert(&original, &tmp.0);
+    let again = sextant(&[
+        "convert",
+        original.to_str().unwrap(),
+        tmp.0.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&*tmp.0.to_string_lossy()) && err.contains("not empty"),
+        "{err}"
+    );
+    let from_ctf2 = Tmp::new("convert-ctf2");
+    let out = sextant(&[
+        "convert",
+        tmp.0.to_str().unwrap(),
+        from_ctf2.0.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("metadata") && err.contains("CTF 2 already"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -5,7 +5,10 @@
                                             sextant dump --format none (every field
                                             decoded) and --no-payload (names, times),
                                             on one thread (--jobs 1) and on --jobs N
-                                            (default: one per core)
+                                            (default: one per core); and the same
+                                            trace written as CTF 2 (sextant convert,
+                                            a temp copy) on one thread, against
+                                            babeltrace2 on the CTF 1.8 original
   tests/bench/bench.py analyze [TRACE...]   matching overhead: sextant dump --format
                                             none vs sextant analyze with two-event
                                             models, same_tid and different_tids
@@ -51,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import json
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,6 +141,26 @@ def bench_read(traces, runs, jobs):
             cpu, wall, rss, _ = measure_wall([*cmd, "--jobs", str(jobs)], runs)
             row(f"sextant --jobs {jobs} ({label})", n, cpu, rss, ref)
             print(f"  {'':<44} wall {wall1:.3f} s on one thread, {wall:.3f} s on {jobs}: {wall1 / wall:.2f}x events/s")
+        bench_read_ctf2(t, n, runs, ref)
+
+
+def bench_read_ctf2(trace, events, runs, ref):
+    """The same trace written as CTF 2 (`sextant convert`, a temp copy),
+    read on one thread, against babeltrace2 on the CTF 1.8 original (Debian's
+    babeltrace2 2.0 reads no CTF 2)."""
+    tmp = tempfile.mkdtemp(prefix="sextant-bench-ctf2-")
+    try:
+        copy = os.path.join(tmp, "ctf2")
+        subprocess.run([SEXTANT, "convert", trace, copy], check=True, stdout=subprocess.DEVNULL)
+        n = count_events(copy)
+        if n != events:
+            sys.exit(f"{copy}: {n} events, the CTF 1.8 original {events}")
+        for label, extra in [("all fields", []), ("names, times", ["--no-payload"])]:
+            cmd = [SEXTANT, "dump", copy, "--format", "none", "--jobs", "1", *extra]
+            cpu, rss, _ = measure(cmd, runs)
+            row(f"sextant --jobs 1, CTF 2 copy ({label})", n, cpu, rss, ref)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def bench_tracedat(traces, runs):

@@ -4,6 +4,7 @@
 mod analyze;
 mod capture;
 mod clock;
+mod convert;
 mod dataset;
 mod discover;
 mod dump;
@@ -84,6 +85,8 @@ enum Command {
     Tasks(tasks::Request),
     /// Record a trace: the kernel through tracefs, or a CoreSight STM capture.
     Capture(capture::Request),
+    /// Write CTF 1.8 traces as CTF 2 (metadata translated, streams copied).
+    Convert(convert::Request),
     /// A SQL query over many traces: events, thread_states, threads,
     /// executions('MODEL.json' | 'preset:NAME') and tasks(), each with host
     /// and trace.
@@ -152,6 +155,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(req) => export::run(req),
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
+        Command::Convert(req) => convert::run(req),
         Command::Store(req) => store::run(req),
         #[cfg(feature = "sql")]
         Command::Sql(req) => sql::run(req),

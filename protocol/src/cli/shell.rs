@@ -30,6 +30,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("store", "sextant store ls fixtures/scenario-a/ctf"),
     ("tasks", "sextant tasks fixtures/taskset/ctf --format table"),
     ("capture", "sudo sextant capture tracefs --out /tmp/t --duration 5"),
+    ("convert", "sextant convert fixtures/scenario-a/ctf scenario-a-ctf2"),
     ("sync", "sextant sync host-a/ctf host-b/ctf"),
     (
         "sql",

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::WriteError;
+use crate::ctf::json_metadata::is_json_sequence;
 use crate::ctf::json_metadata::write::to_json_sequence;
 use crate::ctf::trace::{find_traces, CtfTrace};
 use crate::ctf::{metadata, CtfError};
@@ -16,6 +17,8 @@ pub enum RewriteError {
     Write(#[from] WriteError),
     #[error("{}: cannot be described in CTF 2: {message}", path.display())]
     Translate { path: PathBuf, message: String },
+    #[error("{}: the trace is in CTF 2 already", path.display())]
+    AlreadyCtf2 { path: PathBuf },
 }
 
 /// Writes every CTF 1.8 trace at or under `src` as CTF 2 under `dst` (which
@@ -43,6 +46,9 @@ pub fn rewrite_as_ctf2(src: &Path, dst: &Path) -> Result<usize, RewriteError> {
             message,
         };
         let text = metadata::metadata_text(&bytes).map_err(|e| translate(e.message))?;
+        if is_json_sequence(text.as_bytes()) {
+            return Err(RewriteError::AlreadyCtf2 { path: meta_path });
+        }
         let decl = metadata::parse_text(&text).map_err(|e| translate(e.to_string()))?;
         let json = to_json_sequence(&decl).map_err(|e| translate(e.to_string()))?;
         let out = dst.join(dir.strip_prefix(src).unwrap_or(Path::new("")));

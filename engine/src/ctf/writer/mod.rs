@@ -105,17 +105,19 @@ pub enum EnvValue {
 /// declaration (a bug of the caller, reported rather than written wrong).
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    // `error`, not `source`: the message already carries it, and a
+    // `source` would print it twice in an error's chain.
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: io::Error },
     #[error("{0}")]
     Mismatch(String),
 }
 
 impl WriteError {
-    fn io(path: &Path, source: io::Error) -> WriteError {
+    fn io(path: &Path, error: io::Error) -> WriteError {
         WriteError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         }
     }
 }
