@@ -161,6 +161,71 @@ pub fn columns(columns: &[(&str, &str, &str)]) -> Result<Value> {
     Ok(completed(Value::Array(columns)))
 }
 
+/// The lines a table's `lines` request asks for: from `low`, at most
+/// `count`, of the columns named (every column when none is).
+pub struct Page {
+    pub low: usize,
+    pub count: usize,
+    pub columns: Vec<usize>,
+}
+
+impl Page {
+    /// Read from the request of a table of `width` columns; a column id
+    /// outside them is left out.
+    pub fn of(q: &Query<'_>, width: usize) -> Result<Page> {
+        let p = super::params::parameters(q.body)?;
+        let low = p.opt_i64("requested_table_index")?.unwrap_or(0);
+        let count = p.opt_i64("requested_table_count")?.unwrap_or(i64::MAX);
+        let (Ok(low), Ok(count)) = (usize::try_from(low), usize::try_from(count)) else {
+            return Err(ServiceError::bad_request(
+                "parameters.requested_table_index, requested_table_count: must not be negative",
+            ));
+        };
+        let columns = match p.opt_i64_array("requested_table_column_ids")? {
+            Some(ids) if !ids.is_empty() => ids
+                .into_iter()
+                .filter_map(|c| usize::try_from(c).ok())
+                .filter(|&c| c < width)
+                .collect(),
+            _ => (0..width).collect(),
+        };
+        Ok(Page {
+            low,
+            count,
+            columns,
+        })
+    }
+
+    /// The `lines` answer: the page of `rows`, each line numbered by
+    /// `index` and its cells written by `cell(row, column)`.
+    pub fn lines<R>(
+        &self,
+        rows: &[R],
+        index: impl Fn(&R) -> i64,
+        cell: impl Fn(&R, usize) -> String,
+    ) -> Result<Value> {
+        let lines: Vec<Value> = rows
+            .iter()
+            .skip(self.low)
+            .take(self.count)
+            .map(|r| {
+                let cells: Vec<Value> = self
+                    .columns
+                    .iter()
+                    .map(|&c| json!({"content": cell(r, c)}))
+                    .collect();
+                json!({"index": index(r), "cells": cells})
+            })
+            .collect();
+        Ok(completed(json!({
+            "columnIds": self.columns,
+            "lowIndex": self.low,
+            "size": rows.len(),
+            "lines": lines,
+        })))
+    }
+}
+
 /// What creating a configuration has at hand.
 pub struct Creation<'a> {
     pub exp: &'a ExperimentEntry,

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use sextant_engine::analysis::tasks::instances::Measure;
 use uuid::Uuid;
 
 use super::configs::Store;
@@ -19,6 +20,9 @@ use super::outputs::btf_tasks::BTF_TASKS;
 use super::outputs::event_types::EventTypes;
 use super::outputs::events::EventsTable;
 use super::outputs::histogram::Histogram;
+use super::outputs::tasks::instances::Instances;
+use super::outputs::tasks::table::Table as TasksTable;
+use super::outputs::tasks::Detection;
 use super::outputs::thread_status::ThreadStatus;
 use super::provider::{ConfigKind, Configuration, Output, Parent};
 use super::traces::ExperimentEntry;
@@ -38,16 +42,28 @@ impl Default for Registry {
 
 impl Registry {
     pub fn new() -> Registry {
-        let outputs: Vec<Arc<dyn Output>> = vec![
+        // The tasks table and their instance series share one detection.
+        let tasks = Arc::new(Detection::default());
+        let instances = Measure::ALL.map(|measure| {
+            Arc::new(Instances {
+                measure,
+                detection: tasks.clone(),
+            }) as Arc<dyn Output>
+        });
+        let mut outputs: Vec<Arc<dyn Output>> = vec![
             Arc::new(ThreadStatus),
             Arc::new(Histogram),
             Arc::new(EventsTable::default()),
             Arc::new(EventTypes),
-            Arc::new(BTF_TASKS),
+            Arc::new(TasksTable(tasks)),
+        ];
+        outputs.extend(instances);
+        outputs.extend([
+            Arc::new(BTF_TASKS) as Arc<dyn Output>,
             Arc::new(BTF_SEMAPHORES),
             Arc::new(BTF_EVENTS),
             Arc::new(BtfSignals),
-        ];
+        ]);
         let kinds: Vec<Arc<dyn ConfigKind>> =
             vec![Arc::new(ExecutionModels), Arc::new(Explanations)];
         let parents = kinds

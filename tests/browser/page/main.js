@@ -2,12 +2,15 @@
 // proxy, and draws, as the VS Code Trace Viewer would, the thread status
 // view, the Comparison View of an execution model created through the
 // configuration endpoint (after the viewer's editor accepted it), its
-// duration density, and the critical path of its longest execution with its
-// wake-up arrows. `window.sextantScene` resolves to what was drawn.
+// duration density, the critical path of its longest execution with its
+// wake-up arrows, and the real-time tasks found with no configuration (their
+// table and the default task's instance series). `window.sextantScene`
+// resolves to what was drawn.
 import { HttpTspClient, QueryHelper } from 'tsp-typescript-client';
 import { drawTimeGraph, scene } from './time-graph.js';
 import { editorAccepts } from './config-editor.js';
 import { drawDensity } from './density.js';
+import { drawInstances, drawTasksTable } from './tasks.js';
 import { model, poll } from './tsp.js';
 
 const THREAD_STATUS = 'org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider';
@@ -93,6 +96,29 @@ async function run() {
             axisTitle: 'ms after the trace start', search: 'rt_high',
         });
         return scene(v, exp.start);
+    });
+
+    // Offered with no configuration: listed among the outputs by its name.
+    const listed = model(await client.experimentOutputs(exp.UUID), 'outputs');
+    await view(out, 'tasksTable', async () => {
+        const output = listed.find(o => o.name === 'Real-time tasks');
+        if (!output) {
+            throw new Error(`no "Real-time tasks" among ${listed.map(o => o.name)}`);
+        }
+        const { body } = section('tasks-table', `${output.name} (${output.id})`);
+        return { id: output.id, ...await drawTasksTable({ client, exp, outputId: output.id, element: body }) };
+    });
+
+    await view(out, 'tasksInstances', async () => {
+        const { body } = section('tasks-instances', 'Real-time tasks: instance series of the default task');
+        const drawn = [];
+        for (const output of listed.filter(o => o.type === 'TREE_TIME_XY' && o.id.startsWith('sextant.tasks.'))) {
+            const h = document.createElement('h2');
+            h.textContent = output.name;
+            body.appendChild(h);
+            drawn.push({ id: output.id, ...await drawInstances({ client, exp, outputId: output.id, element: body }) });
+        }
+        return drawn;
     });
 
     // The execution model, through the viewer's editor, then posted.

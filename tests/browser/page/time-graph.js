@@ -20,7 +20,11 @@ import { colorStyle, DIMMED, numberStyle, stateStyle } from './styles.js';
 const ROW_HEIGHT = 20;
 const CHART_WIDTH = 1000;
 
-/** The tree's entries in display order (depth first, every node expanded). */
+/**
+ * The tree's entries in display order (depth first, every node expanded),
+ * each with its depth, which the labels are indented by as the viewer's
+ * tree indents them.
+ */
 function displayOrder(entries) {
     const children = new Map();
     for (const e of entries) {
@@ -30,15 +34,15 @@ function displayOrder(entries) {
     }
     const ids = new Set(entries.map(e => e.id));
     const out = [];
-    const visit = parent => {
+    const visit = (parent, depth) => {
         for (const e of children.get(parent) ?? []) {
-            out.push(e);
-            visit(e.id);
+            out.push({ entry: e, depth, parent: children.has(e.id) });
+            visit(e.id, depth + 1);
         }
     };
     for (const root of entries.filter(e => !ids.has(e.parentId))) {
-        out.push(root);
-        visit(root.id);
+        out.push({ entry: root, depth: 0, parent: children.has(root.id) });
+        visit(root.id, 1);
     }
     return out;
 }
@@ -59,16 +63,19 @@ export async function drawTimeGraph({
     // The viewer asks for the annotation categories the user has checked; all, here.
     const categories = (await poll(() => client.fetchAnnotationsCategories(exp.UUID, outputId),
         `${title}: annotation categories`)).annotationCategories ?? [];
-    const entries = displayOrder(tree.entries);
+    const shown = displayOrder(tree.entries);
+    const entries = shown.map(s => s.entry);
     const rowIds = entries.map(e => e.id);
     const height = Math.max(1, rowIds.length) * ROW_HEIGHT;
 
     const labels = document.createElement('div');
     labels.className = 'labels';
-    for (const e of entries) {
+    for (const { entry, depth, parent } of shown) {
         const label = document.createElement('div');
-        label.textContent = e.labels[0];
+        // An expanded node's triangle, a leaf's blank of the same width.
+        label.textContent = `${parent ? '▾' : '\u2003'} ${entry.labels[0]}`;
         label.style.height = `${ROW_HEIGHT}px`;
+        label.style.paddingLeft = `${depth * 14}px`;
         labels.appendChild(label);
     }
     const canvas = document.createElement('canvas');
@@ -145,7 +152,17 @@ export async function drawTimeGraph({
         lastDone = performance.now();
         await settled();
     }
-    return { chart, arrowLayer, rangeEventsLayer, unitController, arrowRequest: () => arrowRequest, width: CHART_WIDTH };
+    // Where each label's text starts, as laid out: the tree's indent.
+    const left = labels.getBoundingClientRect().left;
+    const drawnLabels = [...labels.children].map((label, k) => {
+        const text = document.createRange();
+        text.selectNodeContents(label);
+        return { text: label.textContent, depth: shown[k].depth, indent: text.getBoundingClientRect().left - left };
+    });
+    return {
+        chart, arrowLayer, rangeEventsLayer, unitController, arrowRequest: () => arrowRequest, width: CHART_WIDTH,
+        labels: drawnLabels,
+    };
 }
 
 /**
@@ -295,7 +312,7 @@ export function scene(view, chartStart) {
     const span = Number(view0.end - view0.start);
     const timeX = t => Number(BigInt(t) - chartStart - view0.start) * width / span;
     return {
-        rows, arrows, rangeEvents, width, arrowRequest: view.arrowRequest(),
+        rows, arrows, rangeEvents, width, arrowRequest: view.arrowRequest(), labels: view.labels,
         arrowsExpected: arrows.map(a => ({ x1: timeX(a.start), x2: timeX(a.end) })),
         stateEdgesExpected: rows.flatMap(r => r.states.filter(s => {
             const x = timeX(s.start);

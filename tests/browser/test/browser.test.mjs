@@ -50,6 +50,12 @@ function analyzed() {
     return JSON.parse(out).stats;
 }
 
+/** `sextant tasks --format json`: the tasks the tasks views must show. */
+function tasksFound() {
+    const out = execFileSync(BIN, ['tasks', FIXTURE, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    return JSON.parse(out).tasks;
+}
+
 /** A view's part of the scene, failing the test with the page's error when it could not be drawn. */
 function drawn(scene, name) {
     assert.ok(scene[name], `the page drew no ${name}: ${JSON.stringify(scene).slice(0, 2000)}`);
@@ -63,6 +69,7 @@ describe('sextant in timeline-chart (Chromium)', () => {
     let browser;
     let scene;
     const stats = existsSync(BIN) ? analyzed() : undefined;
+    const tasks = existsSync(BIN) ? tasksFound() : undefined;
 
     before(async () => {
         assert.ok(existsSync(BIN), `${BIN} is missing: run cargo build --release first`);
@@ -86,7 +93,8 @@ describe('sextant in timeline-chart (Chromium)', () => {
         writeFileSync(join(SHOTS, 'scene.json'), JSON.stringify(scene, null, 1));
         writeFileSync(join(SHOTS, 'console.txt'), logs.join('\n'));
         await tab.screenshot({ path: join(SHOTS, 'page.png'), fullPage: true });
-        for (const id of ['thread-status', 'thread-status-search', 'comparison', 'density', 'critical-path', 'critical-path-zoomed']) {
+        for (const id of ['thread-status', 'thread-status-search', 'comparison', 'density', 'critical-path', 'critical-path-zoomed',
+            'tasks-table', 'tasks-instances']) {
             const el = await tab.$(`#${id}`);
             if (el) {
                 await el.screenshot({ path: join(SHOTS, `${id}.png`) });
@@ -159,6 +167,40 @@ describe('sextant in timeline-chart (Chromium)', () => {
         assert.ok(bars.length > 0, `no bar drawn (${view.series.length} series asked with nbSamples ${view.nbSamples})`);
         assert.equal(view.series[0]?.sum, stats.count, 'executions counted in the bars');
         assert.equal(view.series[1]?.sum, stats.deadline_misses, 'deadline misses counted in the bars');
+    });
+
+    it('real-time tasks: the table drawn, a line per task of sextant tasks', () => {
+        const view = drawn(scene, 'tasksTable');
+        const at = name => view.columns.indexOf(name);
+        const got = view.lines.map(cells => [cells[at('Command')], Number(cells[at('TID')]), Number(cells[at('Jobs')])]);
+        assert.deepEqual(got, tasks.map(t => [t.comm, t.tid, t.jobs]));
+    });
+
+    it("real-time tasks: rt_high's instance series drawn, a dot per job inside the plot", () => {
+        const view = drawn(scene, 'tasksInstances');
+        const rtHigh = tasks.find(t => t.comm === 'rt_high');
+        assert.deepEqual(view.map(v => v.id), ['sextant.tasks.response', 'sextant.tasks.execution',
+            'sextant.tasks.periodicity', 'sextant.tasks.separation']);
+        for (const v of view) {
+            assert.deepEqual(v.series.map(s => s.name), [`rt_high (${rtHigh.tid})`], `${v.id}: the default series`);
+            const want = v.id.endsWith('response') || v.id.endsWith('execution') ? rtHigh.jobs : rtHigh.jobs - 1;
+            const points = v.series[0].points;
+            assert.equal(points.length, want, `${v.id}: dots drawn`);
+            const outside = points.filter(p => p.x < 0 || p.x > v.width || p.y < 0 || p.y > v.height);
+            assert.deepEqual(outside, [], `${v.id}: dots outside the plot`);
+        }
+        const response = view[0].series[0];
+        assert.equal(Math.max(...response.values), rtHigh.response.max, 'the longest response drawn');
+        assert.equal(response.releases[0], String(rtHigh.first_release), 'the first dot at the first release');
+    });
+
+    it('thread status: the tree drawn as host, process, thread, each level indented', () => {
+        const view = drawn(scene, 'threadStatus');
+        assert.deepEqual([...new Set(view.labels.map(l => l.depth))].sort(), [0, 1, 2]);
+        const thread = view.labels.find(l => l.text.endsWith(' rt_high') && l.depth === 2);
+        assert.ok(thread, `rt_high drawn as a thread under its process: ${JSON.stringify(view.labels.slice(0, 8))}`);
+        const depths = new Map(view.labels.map(l => [l.depth, l.indent]));
+        assert.ok(depths.get(0) < depths.get(1) && depths.get(1) < depths.get(2), `indents ${[...depths]}`);
     });
 
     for (const [name, how] of [['criticalPath', 'whole trace'], ['criticalPathZoomed', 'zoomed to the job']]) {

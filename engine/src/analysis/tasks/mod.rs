@@ -5,10 +5,12 @@
 //! as aperiodic, with response times and deadline misses (`classify.rs`),
 //! and an execution model `analyze` accepts that finds the same jobs
 //! (`model.rs`); each task as a row of `sextant tasks --format json`, and
-//! the words of its columns (`row.rs`).
+//! the words of its columns (`row.rs`); its jobs as instance series, one
+//! figure per job (`instances.rs`).
 
 mod classify;
 mod collect;
+pub mod instances;
 mod jobs;
 mod model;
 pub mod period;

@@ -3,14 +3,13 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sextant_engine::analysis::executions::Execution;
 use sextant_engine::kernel::priority;
 
 use super::found::Found;
-use crate::service::params::{self, Result, ServiceError};
-use crate::service::provider::{columns, no_styles, Output, Query};
-use crate::service::reply::completed;
+use crate::service::params::Result;
+use crate::service::provider::{columns, no_styles, Output, Page, Query};
 
 pub const PREFIX: &str = "sextant.executions.table";
 
@@ -88,40 +87,10 @@ impl Output for Table {
     }
 
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let low = p.opt_i64("requested_table_index")?.unwrap_or(0);
-        let count = p.opt_i64("requested_table_count")?.unwrap_or(i64::MAX);
-        if low < 0 || count < 0 {
-            return Err(ServiceError::bad_request(
-                "parameters.requested_table_index, requested_table_count: must not be negative",
-            ));
-        }
-        let columns: Vec<usize> = match p.opt_i64_array("requested_table_column_ids")? {
-            Some(ids) if !ids.is_empty() => ids
-                .into_iter()
-                .filter(|&c| c >= 0 && (c as usize) < TABLE_COLUMNS.len())
-                .map(|c| c as usize)
-                .collect(),
-            _ => (0..TABLE_COLUMNS.len()).collect(),
-        };
-        let all = &self.0.merged.executions.executions;
-        let lines: Vec<Value> = all
-            .iter()
-            .skip(low as usize)
-            .take(count.min(all.len() as i64) as usize)
-            .map(|x| {
-                let cells: Vec<Value> = columns
-                    .iter()
-                    .map(|&c| json!({"content": cell(x, c)}))
-                    .collect();
-                json!({"index": x.index as i64, "cells": cells})
-            })
-            .collect();
-        Ok(completed(json!({
-            "columnIds": columns,
-            "lowIndex": low,
-            "size": all.len(),
-            "lines": lines,
-        })))
+        Page::of(q, TABLE_COLUMNS.len())?.lines(
+            &self.0.merged.executions.executions,
+            |x| x.index as i64,
+            cell,
+        )
     }
 }

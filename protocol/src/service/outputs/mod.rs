@@ -9,5 +9,6 @@ pub mod draw;
 pub mod event_types;
 pub mod events;
 pub mod histogram;
+pub mod tasks;
 pub mod thread_status;
 pub mod thread_tree;
