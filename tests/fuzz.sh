@@ -21,7 +21,7 @@
 #
 # CI (tests/run-all.sh) runs `tests/fuzz.sh 15`. Long runs by hand, at most
 # one or two at a time on a shared machine:
-#   FUZZ_CODEGEN_UNITS=1 nice -n 19 tests/fuzz.sh 1200 rpc
+#   FUZZ_CODEGEN_UNITS=1 FUZZ_OPT_LEVEL=3 nice -n 19 tests/fuzz.sh 1200 rpc
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-20}
@@ -51,6 +51,12 @@ export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$PWD/target/fuzz}
 # per input, which 15-second CI runs can spare; FUZZ_CODEGEN_UNITS=1 for
 # long runs by hand.
 cgu=${FUZZ_CODEGEN_UNITS:-16}
+# Likewise at opt-level 1 rather than release's 3: the sanitizers'
+# instrumentation makes optimisation the costliest part of compiling every
+# dependency (arrow, parquet, tokio, axum) twice over, and a 15-second run
+# needs coverage feedback more than speed per input. FUZZ_OPT_LEVEL=3 for
+# long runs by hand.
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=${FUZZ_OPT_LEVEL:-1}
 
 passed=0
 failed=0
