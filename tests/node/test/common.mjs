@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ResponseStatus } = require('tsp-typescript-client');
+const { QueryHelper, ResponseStatus } = require('tsp-typescript-client');
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const BIN = process.env.SEXTANT_BIN ?? join(ROOT, 'target/release/sextant');
@@ -79,4 +79,19 @@ export async function poll(call, what) {
         assert.ok(Date.now() < deadline, `${what}: still RUNNING after 60 s`);
         await sleep(100);
     }
+}
+
+/** An experiment of `uri` (the scenario-a fixture by default) named
+ * `name`, once its indexing is no longer RUNNING. */
+export async function openExperiment(client, name, uri = FIXTURE) {
+    const trace = model(await client.openTrace(QueryHelper.query({ name, uri })), 'openTrace');
+    let exp = model(await client.createExperiment(QueryHelper.query({ name, traces: [trace.UUID] })),
+        'createExperiment');
+    const deadline = Date.now() + 60000;
+    while (exp.indexingStatus === 'RUNNING') {
+        assert.ok(Date.now() < deadline, 'indexing took over 60 s');
+        await sleep(200);
+        exp = model(await client.fetchExperiment(exp.UUID), 'fetchExperiment');
+    }
+    return exp;
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BIN, FIXTURE, MODEL, model, poll, sleep, startServer, stopServer } from './common.mjs';
+import { BIN, FIXTURE, MODEL, model, openExperiment, poll, startServer, stopServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
@@ -33,15 +33,7 @@ describe('explain outputs on scenario-a', () => {
         const [child, url] = await startServer();
         server = child;
         client = new HttpTspClient(url);
-        const trace = model(await client.openTrace(QueryHelper.query({ name: 'explain-a', uri: FIXTURE })), 'openTrace');
-        exp = model(await client.createExperiment(
-            QueryHelper.query({ name: 'explain-a', traces: [trace.UUID] })), 'createExperiment');
-        const deadline = Date.now() + 60000;
-        while (exp.indexingStatus === 'RUNNING') {
-            assert.ok(Date.now() < deadline, 'indexing took over 60 s');
-            await sleep(200);
-            exp = model(await client.fetchExperiment(exp.UUID), 'fetchExperiment');
-        }
+        exp = await openExperiment(client, 'explain-a');
         const parameters = { model: JSON.parse(readFileSync(MODEL, 'utf8')), execution: 'longest' };
         const created = model(await client.createDerivedOutput(exp.UUID, 'sextant.explain',
             QueryHelper.outputConfigurationQuery('longest', 'the longest job', 'sextant.explain', parameters)),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BIN, FIXTURE, model, poll, sleep, startServer, stopServer } from './common.mjs';
+import { BIN, FIXTURE, model, openExperiment, poll, startServer, stopServer } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 const { HttpTspClient, QueryHelper } = require('tsp-typescript-client');
@@ -35,15 +35,7 @@ describe('real-time tasks on scenario-a', () => {
         const [child, url] = await startServer();
         server = child;
         client = new HttpTspClient(url);
-        const trace = model(await client.openTrace(QueryHelper.query({ name: 'tasks-a', uri: FIXTURE })), 'openTrace');
-        exp = model(await client.createExperiment(
-            QueryHelper.query({ name: 'tasks-a', traces: [trace.UUID] })), 'createExperiment');
-        const deadline = Date.now() + 60000;
-        while (exp.indexingStatus === 'RUNNING') {
-            assert.ok(Date.now() < deadline, 'indexing took over 60 s');
-            await sleep(200);
-            exp = model(await client.fetchExperiment(exp.UUID), 'fetchExperiment');
-        }
+        exp = await openExperiment(client, 'tasks-a');
     });
 
     after(() => stopServer(server));

@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { BIN, FIXTURE, MODEL, ROOT, model, poll, sleep, startServer, stopServer } from './common.mjs';
+import { BIN, FIXTURE, MODEL, ROOT, model, openExperiment, poll, sleep, startServer, stopServer } from './common.mjs';
 // The editor's schema transform, shared with the browser test.
 import { editorSchema } from '../../browser/page/editor-schema.js';
 
@@ -44,19 +44,6 @@ const DIMMED = 1;
 
 /** JSON with bigints as numbers' text. */
 const show = v => JSON.stringify(v, (_, x) => typeof x === 'bigint' ? `${x}` : x);
-
-async function openExperiment(client, name) {
-    const trace = model(await client.openTrace(QueryHelper.query({ name, uri: FIXTURE })), 'openTrace');
-    let exp = model(await client.createExperiment(QueryHelper.query({ name, traces: [trace.UUID] })),
-        'createExperiment');
-    const deadline = Date.now() + 60000;
-    while (exp.indexingStatus === 'RUNNING') {
-        assert.ok(Date.now() < deadline, 'indexing took over 60 s');
-        await sleep(200);
-        exp = model(await client.fetchExperiment(exp.UUID), 'fetchExperiment');
-    }
-    return exp;
-}
 
 describe('the VS Code Trace Viewer on scenario-a', () => {
     let server;
