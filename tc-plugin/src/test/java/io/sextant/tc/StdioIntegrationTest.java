@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -188,6 +193,64 @@ class StdioIntegrationTest {
                 "outputs");
         assertTrue(after.stream().noneMatch(o -> d.comparison().configurationId().equals(o.configurationId())),
                 "still listed: " + after);
+    }
+
+    /**
+     * The real-time tasks table, offered with no configuration, is {@code sextant tasks --format json}: the
+     * same tasks, rt_high periodic with its period and model; that model, posted as the plugin posts it,
+     * finds the executions {@code sextant analyze} finds with it.
+     */
+    @Test
+    void realTimeTasksGiveRtHighWithItsPeriodAndAModelOfItsJobs() throws IOException {
+        initialize();
+        Experiment e = openScenarioA(new ArrayList<>());
+        ServeBinary.Result cli = ServeBinary.run(List.of(bin.toString(), "tasks", FIXTURE, "--format", "json"));
+        assertEquals(0, cli.code(), cli.stderr());
+        List<JsonObject> reference = new ArrayList<>();
+        JsonParser.parseString(cli.stdout()).getAsJsonObject().getAsJsonArray("tasks")
+                .forEach(t -> reference.add(t.getAsJsonObject()));
+        JsonObject rtHighRef = reference.stream().filter(t -> t.get("comm").getAsString().equals("rt_high"))
+                .findFirst().orElseThrow(() -> new AssertionError("sextant tasks found no rt_high: " + cli.stdout()));
+
+        List<OutputDescriptor> outputs = Rpc.await(server.connection().tsp().outputs(new ExperimentRef(e.uuid())), T,
+                "outputs");
+        OutputDescriptor table = outputs.stream().filter(o -> o.id().equals(RealTimeTask.TABLE)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + RealTimeTask.TABLE + " in " + outputs));
+        assertEquals("TABLE", table.type());
+        ViewFeeder feeder = new ViewFeeder(server.connection().tsp(), T);
+        Recorded got = new Recorded();
+        feeder.table(e.uuid(), table, 100, got);
+        List<String> names = got.columns.stream().map(TableColumn::name).toList();
+        List<RealTimeTask> tasks = got.lines.stream().map(l -> RealTimeTask.of(names,
+                l.cells().stream().map(TableLines.Cell::content).toList())).toList();
+        assertEquals(reference.stream().map(t -> t.get("comm").getAsString() + "/" + t.get("tid").getAsLong())
+                .toList(), tasks.stream().map(t -> t.command() + "/" + t.tid()).toList());
+        RealTimeTask rtHigh = tasks.stream().filter(t -> t.command().equals("rt_high")).findFirst().orElseThrow();
+        assertEquals("periodic", rtHigh.kind());
+        assertEquals(rtHighRef.get("period").getAsLong(), rtHigh.period().orElseThrow());
+        assertEquals(rtHighRef.getAsJsonObject("model"), rtHigh.model());
+
+        Path file = Files.createTempFile("rt_high-model", ".json");
+        ServeBinary.Result analyze;
+        try {
+            Files.writeString(file, rtHigh.model().toString());
+            analyze = ServeBinary.run(List.of(bin.toString(), "analyze", FIXTURE, "--model", file.toString(),
+                    "--format", "json"));
+        } finally {
+            Files.delete(file);
+        }
+        assertEquals(0, analyze.code(), analyze.stderr());
+        Set<Long> starts = new TreeSet<>();
+        JsonParser.parseString(analyze.stdout()).getAsJsonObject().getAsJsonArray("executions")
+                .forEach(x -> starts.add(x.getAsJsonObject().get("start").getAsLong()));
+        assertTrue(starts.size() > 10, "rt_high has many jobs: " + starts.size());
+        DerivedOutputs d = new ExecutionModels(server.connection(), T).post(e.uuid(), "rt_high", "its task's model",
+                rtHigh.model(), null);
+        Recorded jobs = new Recorded();
+        feeder.table(e.uuid(), d.table(), 1000, jobs);
+        int start = columnIndex(jobs.columns, "Start");
+        assertEquals(starts, jobs.lines.stream().map(l -> Long.parseLong(l.cells().get(start).content()))
+                .collect(Collectors.toCollection(TreeSet::new)), "the jobs' starts: table vs analyze");
     }
 
     @Test
