@@ -217,6 +217,23 @@ final class Workbench {
         settle(300);
     }
 
+    /** A real double-click (the X server's, through SWT) at the middle of {@code area}, in {@code control}'s coordinates. */
+    static void doubleClick(Control control, Rectangle area) {
+        ui(() -> {
+            control.getShell().forceActive();
+            Point p = control.toDisplay(area.x + area.width / 2, area.y + area.height / 2);
+            post(SWT.MouseMove, e -> {
+                e.x = p.x;
+                e.y = p.y;
+            });
+            for (int i = 0; i < 2; i++) {
+                post(SWT.MouseDown, e -> e.button = 1);
+                post(SWT.MouseUp, e -> e.button = 1);
+            }
+        });
+        settle(300);
+    }
+
     private static void post(int type, java.util.function.Consumer<Event> fill) {
         Event e = new Event();
         e.type = type;

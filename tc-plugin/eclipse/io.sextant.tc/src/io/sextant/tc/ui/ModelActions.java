@@ -32,7 +32,10 @@ import io.sextant.tc.SextantException;
 import io.sextant.tc.Sidecar;
 import io.sextant.tc.protocol.ConfigTypeRef;
 
-/** The Comparison View's actions: define a model, discover one from a thread, explain an execution. */
+/**
+ * The Comparison View's actions: define a model, discover one from a thread, explain an execution; and
+ * posting a model, which the real-time tasks view does with a task's own.
+ */
 public final class ModelActions {
 
     static final String MODEL_TYPE = "sextant.execution-model";
