@@ -19,7 +19,10 @@ public record RealTimeTask(String command, long tid, String kind, OptionalLong p
 
     /** The table's output id. */
     public static final String TABLE = "sextant.tasks";
+    /** The output of each task's response times at their releases, a series per task, in table order. */
+    public static final String RESPONSE = "sextant.tasks.response";
 
+    public static final String HOST = "Host";
     public static final String COMMAND = "Command";
     public static final String TID = "TID";
     public static final String KIND = "Kind";

@@ -203,7 +203,9 @@ class StdioIntegrationTest {
     @Test
     void realTimeTasksGiveRtHighWithItsPeriodAndAModelOfItsJobs() throws IOException {
         initialize();
-        Experiment e = openScenarioA(new ArrayList<>());
+        // An experiment of its own: sextant keeps an experiment's models across servers, by its name.
+        Experiments experiments = new Experiments(server.connection(), T);
+        Experiment e = experiments.awaitIndexed(experiments.open("scenario-a tasks", List.of(FIXTURE), null).uuid());
         ServeBinary.Result cli = ServeBinary.run(List.of(bin.toString(), "tasks", FIXTURE, "--format", "json"));
         assertEquals(0, cli.code(), cli.stderr());
         List<JsonObject> reference = new ArrayList<>();
@@ -244,13 +246,54 @@ class StdioIntegrationTest {
         JsonParser.parseString(analyze.stdout()).getAsJsonObject().getAsJsonArray("executions")
                 .forEach(x -> starts.add(x.getAsJsonObject().get("start").getAsLong()));
         assertTrue(starts.size() > 10, "rt_high has many jobs: " + starts.size());
-        DerivedOutputs d = new ExecutionModels(server.connection(), T).post(e.uuid(), "rt_high", "its task's model",
-                rtHigh.model(), null);
+        ExecutionModels models = new ExecutionModels(server.connection(), T);
+        DerivedOutputs d = models.post(e.uuid(), "rt_high task", "its task's model", rtHigh.model(), null);
         Recorded jobs = new Recorded();
         feeder.table(e.uuid(), d.table(), 1000, jobs);
         int start = columnIndex(jobs.columns, "Start");
         assertEquals(starts, jobs.lines.stream().map(l -> Long.parseLong(l.cells().get(start).content()))
                 .collect(Collectors.toCollection(TreeSet::new)), "the jobs' starts: table vs analyze");
+        models.delete(e.uuid(), d);
+    }
+
+    /**
+     * A model posted again under the name of the one in place, changed (the real-time task rt_high's model is
+     * named like the scenario's: "rt_high job"), replaces it, though sextant keeps one model per name; one
+     * refused leaves the old one in place.
+     */
+    @Test
+    void aModelPostedUnderTheNameOfTheOneInPlaceReplacesIt() {
+        initialize();
+        try (Sidecar sidecar = new Sidecar(() -> new Sidecar.Settings(bin, ServeBinary.repo(), List.of(), T),
+                "trace-compass-test", log::add)) {
+            // An experiment of its own: sextant keeps an experiment's models across servers, by its name.
+            String exp = sidecar.open("a", "scenario-a replaced", List.of(FIXTURE)).uuid();
+            JsonObject model = ExecutionModels.read(ServeBinary.repo().resolve(MODEL));
+            String name = model.get("name").getAsString();
+            DerivedOutputs first = sidecar.postModel("a", name, model);
+            JsonObject changed = model.deepCopy();
+            changed.addProperty("deadline", 2_000_000);
+            DerivedOutputs second = sidecar.postModel("a", name, changed);
+            assertEquals(second, sidecar.model("a").orElseThrow());
+            // The server's one model of that name is the changed one (its id comes from the name).
+            List<JsonObject> configs = Rpc.await(sidecar.connection().tsp().outputs(new ExperimentRef(exp)), T,
+                    "outputs").stream().map(OutputDescriptor::configuration).filter(c -> c != null).distinct()
+                    .toList();
+            assertEquals(1, configs.size(), configs.toString());
+            assertEquals(2_000_000, configs.get(0).getAsJsonObject("parameters").get("deadline").getAsLong(),
+                    configs.toString());
+            assertEquals(first.comparison().id(), second.comparison().id());
+
+            JsonObject bad = model.deepCopy();
+            bad.addProperty("deadline", 0);
+            assertThrows(SextantException.class, () -> sidecar.postModel("a", name, bad));
+            DerivedOutputs kept = sidecar.model("a").orElseThrow();
+            List<OutputDescriptor> after = Rpc.await(sidecar.connection().tsp().outputs(new ExperimentRef(exp)), T,
+                    "outputs");
+            assertTrue(after.stream().anyMatch(o -> o.id().equals(kept.comparison().id())),
+                    "the one in place before the refused one is back: " + after);
+            new ExecutionModels(sidecar.connection(), T).delete(exp, kept);
+        }
     }
 
     @Test

@@ -98,6 +98,7 @@ import io.sextant.tc.ui.Preferences;
 import io.sextant.tc.ui.SextantOutput;
 import io.sextant.tc.ui.SextantService;
 import io.sextant.tc.ui.TableColumnModel;
+import io.sextant.tc.ui.TaskResponseView;
 import io.sextant.tc.ui.TasksView;
 import io.sextant.tc.ui.TimePerspectiveView;
 import io.sextant.tc.ui.TspXyProvider;
@@ -108,7 +109,8 @@ import io.sextant.tc.ui.TspXyProvider;
  * Compass, the scenario's model defined, the views fed and compared with
  * {@code sextant analyze}; the time sync with a second client of the same
  * sidecar; the priority inversion in the Critical Path Complement; the
- * sidecar killed and back. The tests run in order on one trace. The last
+ * sidecar killed and back; the real-time tasks view, opening rt_high's jobs
+ * in the Comparison View. The tests run in order on one trace. The last
  * one leaves the sidecar's pid in target/sidecar.pid: verify.sh checks,
  * after the workbench has exited, that no such process is left.
  */
@@ -714,8 +716,54 @@ class WorkbenchTest {
         assertTrue(Files.size(jobs) > 10_000, jobs + " is too small to show anything");
     }
 
+    /**
+     * The tasks' response times: the provider's tree is the tasks of {@code sextant tasks}, rt_high shown by
+     * default, its series a point per job whose longest is the summary's; the view draws them.
+     */
     @Test
     @Order(11)
+    void theTaskResponseViewDrawsRtHighsJobs() throws Exception {
+        List<JsonObject> ref = Sextant.tasks();
+        JsonObject rtHigh = ref.stream().filter(t -> "rt_high".equals(t.get("comm").getAsString())).findFirst()
+                .orElseThrow(() -> new AssertionError("sextant tasks found no rt_high: " + ref));
+        TspXyProvider p = DataProviderManager.getInstance().getDataProvider(trace,
+                SextantOutput.TASK_RESPONSE.providerId(), TspXyProvider.class);
+        assertNotNull(p, "no task response provider");
+        var tree = p.fetchTree(Map.of(), new NullProgressMonitor());
+        assertEquals(ITmfResponse.Status.COMPLETED, tree.getStatus(), tree.getStatusMessage());
+        List<TmfTreeDataModel> entries = tree.getModel().getEntries();
+        assertEquals(ref.stream().map(t -> t.get("comm").getAsString()).toList(),
+                entries.stream().map(TmfTreeDataModel::getName).toList(), "a series per task, in order");
+        long id = entries.stream().filter(e -> e.getName().equals("rt_high")).findFirst().orElseThrow().getId();
+        assertEquals(Set.of(id), p.defaults(), "rt_high, the highest priority, shown by default");
+        var xy = p.fetchXY(Map.of(DataProviderParameterUtils.REQUESTED_TIME_KEY,
+                times(trace.getStartTime().toNanos(), trace.getEndTime().toNanos(), 10_000),
+                DataProviderParameterUtils.REQUESTED_ITEMS_KEY, List.of(id)), new NullProgressMonitor());
+        assertEquals(ITmfResponse.Status.COMPLETED, xy.getStatus(), xy.getStatusMessage());
+        ISeriesModel series = xy.getModel().getSeriesData().iterator().next();
+        int jobs = rtHigh.get("jobs").getAsInt();
+        assertEquals(jobs, series.getXAxis().length, "a point per job");
+        assertEquals(rtHigh.getAsJsonObject("response").get("max").getAsLong(),
+                (long) Arrays.stream(series.getData()).max().orElseThrow(), "the longest response time");
+        assertEquals(DataType.DURATION, series.getYAxisDescription().getDataType());
+        TaskResponseView view = (TaskResponseView) Workbench.show(TaskResponseView.ID, null);
+        Workbench.ui(() -> TmfSignalManager.dispatchSignal(new TmfWindowRangeUpdatedSignal(WorkbenchTest.class,
+                new TmfTimeRange(trace.getStartTime(), trace.getEndTime()), trace)));
+        Supplier<String> drawn = () -> Workbench.ui(() -> Arrays.stream(
+                view.getChartViewer().getSwtChart().getSeriesSet().getSeries())
+                .map(s -> s.getId() + ":" + (s.getYSeries() == null ? 0 : s.getYSeries().length))
+                .collect(Collectors.joining(", ")));
+        try {
+            Workbench.await("rt_high's response times drawn", Duration.ofSeconds(30),
+                    () -> drawn.get().matches("(.*, )?[^,]*:" + jobs + "(, .*)?"));
+        } finally {
+            Path png = Workbench.screenshot("task-response", view);
+            assertTrue(Files.size(png) > 10_000, png + " is too small to show anything");
+        }
+    }
+
+    @Test
+    @Order(12)
     void closingTheTraceClosesItInTheSidecar() throws Exception {
         String exp = exp();
         Workbench.ui(() -> TmfSignalManager.dispatchSignal(new TmfTraceClosedSignal(WorkbenchTest.class, trace)));

@@ -36,6 +36,10 @@ public enum SextantOutput {
      */
     TASKS("io.sextant.tc.tasks", Shape.TABLE, false, (s, k) -> s.experiment(k).map(exp -> new OutputDescriptor(
             RealTimeTask.TABLE, "Real-time tasks", null, "TABLE", null, null, null))),
+    /** Each real-time task's jobs: response time at release, a series per task (TREE_TIME_XY), no model needed. */
+    TASK_RESPONSE("io.sextant.tc.tasks.response", Shape.XY, false, (s, k) -> s.experiment(k).map(exp ->
+            new OutputDescriptor(RealTimeTask.RESPONSE, "Real-time tasks: response time", null, "TREE_TIME_XY",
+                    null, null, null))),
     CRITICAL_PATH("io.sextant.tc.criticalPath", Shape.TIME_GRAPH, false,
             (s, k) -> s.explanation(k).map(Explanations.Outputs::criticalPath)),
     COMPLEMENT("io.sextant.tc.complement", Shape.TIME_GRAPH, false,

@@ -54,6 +54,8 @@ public abstract class SextantTableView extends TmfView {
     /** The trace shown (set by signals and jobs, read on the UI thread). */
     private volatile ITmfTrace trace;
     private List<TableColumnModel> columns = List.of();
+    /** Which of {@link #columns} are on screen. */
+    private List<Boolean> visible = List.of();
 
     protected SextantTableView(String viewId, SextantOutput output, String what) {
         super(viewId);
@@ -82,8 +84,11 @@ public abstract class SextantTableView extends TmfView {
     /** A line was selected (by a click, the keyboard or a program). */
     protected abstract void lineSelected(VirtualTableLine line);
 
-    /** Whether the view shows {@code column} (every line keeps all its cells, shown or not). */
-    protected boolean shown(TableColumnModel column) {
+    /**
+     * Whether the view shows the column at {@code index} of {@code lines} (every line keeps all its cells,
+     * shown or not).
+     */
+    protected boolean shown(TableColumnModel column, int index, List<VirtualTableLine> lines) {
         return true;
     }
 
@@ -168,13 +173,17 @@ public abstract class SextantTableView extends TmfView {
         if (viewer.getControl().isDisposed()) {
             return;
         }
-        if (!cols.equals(columns)) {
+        List<Boolean> vis = new ArrayList<>();
+        for (int i = 0; i < cols.size(); i++) {
+            vis.add(shown(cols.get(i), i, lines));
+        }
+        if (!cols.equals(columns) || !vis.equals(visible)) {
             for (TableColumn c : viewer.getTable().getColumns()) {
                 c.dispose();
             }
             for (int i = 0; i < cols.size(); i++) {
                 TableColumnModel c = cols.get(i);
-                if (!shown(c)) {
+                if (!vis.get(i)) {
                     continue;
                 }
                 int index = i;
@@ -188,6 +197,7 @@ public abstract class SextantTableView extends TmfView {
                 column.setWidth(c.type() == TableColumnModel.Type.TIMESTAMP ? 170 : 100);
             }
             columns = cols;
+            visible = vis;
         }
         viewer.getTable().setSortColumn(null);
         viewer.setInput(new ArrayList<>(lines));

@@ -1,5 +1,7 @@
 package io.sextant.tc.ui;
 
+import java.util.List;
+
 import org.eclipse.jface.action.Action;
 import org.eclipse.jface.action.MenuManager;
 import org.eclipse.jface.dialogs.MessageDialog;
@@ -20,7 +22,8 @@ import io.sextant.tc.RealTimeTask;
  * menu's {@value #OPEN_JOBS} on the selected line) posts the task's own
  * model, which finds its jobs, as the trace's execution model and shows the
  * Comparison View on them. The model is the table's Model column, not shown
- * (JSON text): it is what the action posts.
+ * (JSON text): it is what the action posts; the Host column is shown only
+ * when the experiment has several hosts.
  */
 public final class TasksView extends SextantTableView {
 
@@ -45,7 +48,7 @@ public final class TasksView extends SextantTableView {
     @Override
     public void createPartControl(Composite parent) {
         super.createPartControl(parent);
-        viewer().addOpenListener(e -> openJobs());
+        viewer().addDoubleClickListener(e -> openJobs());
         getViewSite().getActionBars().getToolBarManager().add(openJobs);
         MenuManager menu = new MenuManager();
         menu.add(openJobs);
@@ -57,9 +60,22 @@ public final class TasksView extends SextantTableView {
         openJobs.setEnabled(true);
     }
 
+    /** Not the model (JSON, for the action), nor the host of a trace of one host (always empty then). */
     @Override
-    protected boolean shown(TableColumnModel column) {
-        return !RealTimeTask.MODEL.equals(column.getName());
+    protected boolean shown(TableColumnModel column, int index, List<VirtualTableLine> lines) {
+        return switch (column.getName()) {
+            case RealTimeTask.MODEL -> false;
+            case RealTimeTask.HOST -> lines.stream().anyMatch(l -> !cell(l, index).isEmpty());
+            default -> true;
+        };
+    }
+
+    /**
+     * The name the task's model is posted under: not the model's own ("rt_high job"), which a user's model
+     * may have (sextant keeps one model per name, and refuses another under a name it has).
+     */
+    private static String modelName(RealTimeTask task) {
+        return task.command() + " task (TID " + task.tid() + ")";
     }
 
     /** Posts the selected task's model for the trace, then shows the Comparison View on its jobs. */
@@ -76,7 +92,7 @@ public final class TasksView extends SextantTableView {
             MessageDialog.openError(getSite().getShell(), "sextant", e.getMessage());
             return;
         }
-        ModelActions.post(trace, task.model(), err -> Display.getDefault().asyncExec(() -> MessageDialog
+        ModelActions.post(trace, modelName(task), task.model(), err -> Display.getDefault().asyncExec(() -> MessageDialog
                 .openError(getSite().getShell(), "sextant refused the model of " + task.command(), err)));
     }
 }
