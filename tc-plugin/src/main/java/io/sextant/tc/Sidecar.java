@@ -189,8 +189,8 @@ public final class Sidecar implements AutoCloseable {
     /**
      * Posts an execution model on {@code key}'s experiment; it replaces the one posted before. The old one is
      * deleted after the new one is in, so that a refused model leaves it in place; but sextant refuses a
-     * second model under a name it has (409), so one of the same name (a model edited, or a real-time task's
-     * model named like the scenario's) is deleted first, and posted back if the new one is refused.
+     * second model under a name it has (409), so one of the same name (a model edited in the dialog and
+     * posted again) is deleted first, and posted back if the new one is refused.
      */
     public DerivedOutputs postModel(String key, String name, JsonObject model) {
         String exp = requireExperiment(key);
@@ -203,8 +203,12 @@ public final class Sidecar implements AutoCloseable {
             try {
                 outputs = m.post(exp, name, "defined in Trace Compass", model, null);
             } catch (SextantException refused) {
-                models.put(key, new Posted(name, old.model(),
-                        m.post(exp, name, "defined in Trace Compass", old.model(), null)));
+                try {
+                    models.put(key, new Posted(name, old.model(),
+                            m.post(exp, name, "defined in Trace Compass", old.model(), null)));
+                } catch (SextantException alsoRefused) {
+                    refused.addSuppressed(alsoRefused);
+                }
                 throw refused;
             }
             models.put(key, new Posted(name, model, outputs));

@@ -696,7 +696,8 @@ class WorkbenchTest {
             return table.getItem(row).getBounds(0);
         });
         Workbench.doubleClick(table, cell);
-        assertTrue(Workbench.toolbarAction(view, TasksView.OPEN_JOBS).isEnabled(), "the action, once a task is selected");
+        assertTrue(Workbench.toolbarAction(view, TasksView.OPEN_JOBS).isEnabled(),
+                "the action, once a task is selected");
         Workbench.await("the Comparison View shown", T,
                 () -> Workbench.ui(() -> Workbench.page().getActivePart()) instanceof ComparisonView);
         ComparisonView comparison = (ComparisonView) Workbench.ui(() -> Workbench.page().getActivePart());

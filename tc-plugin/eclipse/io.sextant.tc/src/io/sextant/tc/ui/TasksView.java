@@ -92,7 +92,8 @@ public final class TasksView extends SextantTableView {
             MessageDialog.openError(getSite().getShell(), "sextant", e.getMessage());
             return;
         }
-        ModelActions.post(trace, modelName(task), task.model(), err -> Display.getDefault().asyncExec(() -> MessageDialog
-                .openError(getSite().getShell(), "sextant refused the model of " + task.command(), err)));
+        ModelActions.post(trace, modelName(task), task.model(), err -> Display.getDefault().asyncExec(
+                () -> MessageDialog.openError(getSite().getShell(), "sextant refused the model of " + task.command(),
+                        err)));
     }
 }
