@@ -8,7 +8,8 @@
 #   - Trace Compass 6.2 and the bundles it needs that Maven Central lacks,
 #     as Debian bullseye .debs (`apt-get download` with an apt configuration
 #     of its own: the system's sources and state are left alone), unpacked;
-#   - Xvfb (xvfb-run) and GTK 3 from the system's apt when missing;
+#   - Xvfb (xvfb-run), GTK 3 and xdotool from the system's apt when missing
+#     (xdotool: the tests' double-click, through XTest like a mouse);
 #   - Eclipse 4.34 and the rest from Maven Central, through Maven (the list
 #     is eclipse/sextant.target).
 # The sextant binary: $SEXTANT_BIN, else target/release/sextant (built with
@@ -24,6 +25,7 @@ SUDO=""
 MAVEN_VERSION=3.9.9
 MAVEN_SHA512=a555254d6b53d267965a3404ecb14e53c3827c09c3b94b5678835887ab404556bfaf78dcfe03ba76fa2508649dca8531c74bca4d5846513522404d48e8c4ac8b
 XVFB_VERSION="2:21.1.7-3+deb12u13"
+XDOTOOL_VERSION="1:3.20160805.1-5"
 GTK_VERSION="3.24.38-2~deb12u3"
 # name=version of every bullseye package whose jars the target platform uses.
 DEBS=(
@@ -58,12 +60,14 @@ DEBS=(
     libcommons-lang-java=2.6-9
 )
 
-# --- Xvfb and GTK 3 (SWT draws with it) ---------------------------------------
-if ! command -v xvfb-run >/dev/null || ! ldconfig -p | grep -q 'libgtk-3.so.0 '; then
-    echo "== installing xvfb $XVFB_VERSION and libgtk-3-0 $GTK_VERSION"
+# --- Xvfb, GTK 3 (SWT draws with it), xdotool -----------------------------------
+# SWT's Display.post makes events GTK never pairs into a double-click; xdotool
+# sends the tests' double-click through XTest, as a mouse would.
+if ! command -v xvfb-run >/dev/null || ! ldconfig -p | grep -q 'libgtk-3.so.0 ' || ! command -v xdotool >/dev/null; then
+    echo "== installing xvfb $XVFB_VERSION, libgtk-3-0 $GTK_VERSION and xdotool $XDOTOOL_VERSION"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "xvfb=$XVFB_VERSION" \
-        "libgtk-3-0=$GTK_VERSION" >/dev/null
+        "libgtk-3-0=$GTK_VERSION" "xdotool=$XDOTOOL_VERSION" >/dev/null
 fi
 
 # --- Maven 3.9 ----------------------------------------------------------------

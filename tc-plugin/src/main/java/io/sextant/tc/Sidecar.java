@@ -186,12 +186,36 @@ public final class Sidecar implements AutoCloseable {
         return experiment(key).orElseThrow(() -> new SextantException(key + " is not open in sextant", null));
     }
 
-    /** Posts an execution model on {@code key}'s experiment; it replaces the one posted before. */
+    /**
+     * Posts an execution model on {@code key}'s experiment; it replaces the one posted before. The old one is
+     * deleted after the new one is in, so that a refused model leaves it in place; but sextant refuses a
+     * second model under a name it has (409), so one of the same name (a model edited in the dialog and
+     * posted again) is deleted first, and posted back if the new one is refused.
+     */
     public DerivedOutputs postModel(String key, String name, JsonObject model) {
         String exp = requireExperiment(key);
         ExecutionModels m = new ExecutionModels(connection(), timeout());
+        Posted old = models.get(key);
+        if (old != null && old.name().equals(name)) {
+            m.delete(exp, old.outputs());
+            models.remove(key);
+            DerivedOutputs outputs;
+            try {
+                outputs = m.post(exp, name, "defined in Trace Compass", model, null);
+            } catch (SextantException refused) {
+                try {
+                    models.put(key, new Posted(name, old.model(),
+                            m.post(exp, name, "defined in Trace Compass", old.model(), null)));
+                } catch (SextantException alsoRefused) {
+                    refused.addSuppressed(alsoRefused);
+                }
+                throw refused;
+            }
+            models.put(key, new Posted(name, model, outputs));
+            return outputs;
+        }
         DerivedOutputs outputs = m.post(exp, name, "defined in Trace Compass", model, null);
-        Posted old = models.put(key, new Posted(name, model, outputs));
+        models.put(key, new Posted(name, model, outputs));
         if (old != null) {
             m.delete(exp, old.outputs());
         }

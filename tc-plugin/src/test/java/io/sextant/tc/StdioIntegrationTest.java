@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -188,6 +193,107 @@ class StdioIntegrationTest {
                 "outputs");
         assertTrue(after.stream().noneMatch(o -> d.comparison().configurationId().equals(o.configurationId())),
                 "still listed: " + after);
+    }
+
+    /**
+     * The real-time tasks table, offered with no configuration, is {@code sextant tasks --format json}: the
+     * same tasks, rt_high periodic with its period and model; that model, posted as the plugin posts it,
+     * finds the executions {@code sextant analyze} finds with it.
+     */
+    @Test
+    void realTimeTasksGiveRtHighWithItsPeriodAndAModelOfItsJobs() throws IOException {
+        initialize();
+        // An experiment of its own: sextant keeps an experiment's models across servers, by its name.
+        Experiments experiments = new Experiments(server.connection(), T);
+        Experiment e = experiments.awaitIndexed(experiments.open("scenario-a tasks", List.of(FIXTURE), null).uuid());
+        ServeBinary.Result cli = ServeBinary.run(List.of(bin.toString(), "tasks", FIXTURE, "--format", "json"));
+        assertEquals(0, cli.code(), cli.stderr());
+        List<JsonObject> reference = new ArrayList<>();
+        JsonParser.parseString(cli.stdout()).getAsJsonObject().getAsJsonArray("tasks")
+                .forEach(t -> reference.add(t.getAsJsonObject()));
+        JsonObject rtHighRef = reference.stream().filter(t -> t.get("comm").getAsString().equals("rt_high"))
+                .findFirst().orElseThrow(() -> new AssertionError("sextant tasks found no rt_high: " + cli.stdout()));
+
+        List<OutputDescriptor> outputs = Rpc.await(server.connection().tsp().outputs(new ExperimentRef(e.uuid())), T,
+                "outputs");
+        OutputDescriptor table = outputs.stream().filter(o -> o.id().equals(RealTimeTask.TABLE)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + RealTimeTask.TABLE + " in " + outputs));
+        assertEquals("TABLE", table.type());
+        ViewFeeder feeder = new ViewFeeder(server.connection().tsp(), T);
+        Recorded got = new Recorded();
+        feeder.table(e.uuid(), table, 100, got);
+        List<String> names = got.columns.stream().map(TableColumn::name).toList();
+        List<RealTimeTask> tasks = got.lines.stream().map(l -> RealTimeTask.of(names,
+                l.cells().stream().map(TableLines.Cell::content).toList())).toList();
+        assertEquals(reference.stream().map(t -> t.get("comm").getAsString() + "/" + t.get("tid").getAsLong())
+                .toList(), tasks.stream().map(t -> t.command() + "/" + t.tid()).toList());
+        RealTimeTask rtHigh = tasks.stream().filter(t -> t.command().equals("rt_high")).findFirst().orElseThrow();
+        assertEquals("periodic", rtHigh.kind());
+        assertEquals(rtHighRef.get("period").getAsLong(), rtHigh.period().orElseThrow());
+        assertEquals(rtHighRef.getAsJsonObject("model"), rtHigh.model());
+
+        Path file = Files.createTempFile("rt_high-model", ".json");
+        ServeBinary.Result analyze;
+        try {
+            Files.writeString(file, rtHigh.model().toString());
+            analyze = ServeBinary.run(List.of(bin.toString(), "analyze", FIXTURE, "--model", file.toString(),
+                    "--format", "json"));
+        } finally {
+            Files.delete(file);
+        }
+        assertEquals(0, analyze.code(), analyze.stderr());
+        Set<Long> starts = new TreeSet<>();
+        JsonParser.parseString(analyze.stdout()).getAsJsonObject().getAsJsonArray("executions")
+                .forEach(x -> starts.add(x.getAsJsonObject().get("start").getAsLong()));
+        assertTrue(starts.size() > 10, "rt_high has many jobs: " + starts.size());
+        ExecutionModels models = new ExecutionModels(server.connection(), T);
+        DerivedOutputs d = models.post(e.uuid(), "rt_high task", "its task's model", rtHigh.model(), null);
+        Recorded jobs = new Recorded();
+        feeder.table(e.uuid(), d.table(), 1000, jobs);
+        int start = columnIndex(jobs.columns, "Start");
+        assertEquals(starts, jobs.lines.stream().map(l -> Long.parseLong(l.cells().get(start).content()))
+                .collect(Collectors.toCollection(TreeSet::new)), "the jobs' starts: table vs analyze");
+        models.delete(e.uuid(), d);
+    }
+
+    /**
+     * A model posted again under the name of the one in place, changed (the real-time task rt_high's model is
+     * named like the scenario's: "rt_high job"), replaces it, though sextant keeps one model per name; one
+     * refused leaves the old one in place.
+     */
+    @Test
+    void aModelPostedUnderTheNameOfTheOneInPlaceReplacesIt() {
+        initialize();
+        try (Sidecar sidecar = new Sidecar(() -> new Sidecar.Settings(bin, ServeBinary.repo(), List.of(), T),
+                "trace-compass-test", log::add)) {
+            // An experiment of its own: sextant keeps an experiment's models across servers, by its name.
+            String exp = sidecar.open("a", "scenario-a replaced", List.of(FIXTURE)).uuid();
+            JsonObject model = ExecutionModels.read(ServeBinary.repo().resolve(MODEL));
+            String name = model.get("name").getAsString();
+            DerivedOutputs first = sidecar.postModel("a", name, model);
+            JsonObject changed = model.deepCopy();
+            changed.addProperty("deadline", 2_000_000);
+            DerivedOutputs second = sidecar.postModel("a", name, changed);
+            assertEquals(second, sidecar.model("a").orElseThrow());
+            // The server's one model of that name is the changed one (its id comes from the name).
+            List<JsonObject> configs = Rpc.await(sidecar.connection().tsp().outputs(new ExperimentRef(exp)), T,
+                    "outputs").stream().map(OutputDescriptor::configuration).filter(c -> c != null).distinct()
+                    .toList();
+            assertEquals(1, configs.size(), configs.toString());
+            assertEquals(2_000_000, configs.get(0).getAsJsonObject("parameters").get("deadline").getAsLong(),
+                    configs.toString());
+            assertEquals(first.comparison().id(), second.comparison().id());
+
+            JsonObject bad = model.deepCopy();
+            bad.addProperty("deadline", 0);
+            assertThrows(SextantException.class, () -> sidecar.postModel("a", name, bad));
+            DerivedOutputs kept = sidecar.model("a").orElseThrow();
+            List<OutputDescriptor> after = Rpc.await(sidecar.connection().tsp().outputs(new ExperimentRef(exp)), T,
+                    "outputs");
+            assertTrue(after.stream().anyMatch(o -> o.id().equals(kept.comparison().id())),
+                    "the one in place before the refused one is back: " + after);
+            new ExecutionModels(sidecar.connection(), T).delete(exp, kept);
+        }
     }
 
     @Test

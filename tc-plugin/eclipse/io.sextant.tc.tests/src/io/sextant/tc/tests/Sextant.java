@@ -51,6 +51,14 @@ final class Sextant {
         return run("analyze", fixture().toString(), "--model", model.toString(), "--format", "json");
     }
 
+    /** {@code sextant tasks --format json} on the fixture: its real-time tasks. */
+    static List<JsonObject> tasks() throws IOException, InterruptedException {
+        List<JsonObject> tasks = new ArrayList<>();
+        run("tasks", fixture().toString(), "--format", "json").getAsJsonArray("tasks")
+                .forEach(t -> tasks.add(t.getAsJsonObject()));
+        return tasks;
+    }
+
     /** {@code sextant explain --longest --format json} with the scenario's model: the critical path, the complement. */
     static JsonObject explainLongest() throws IOException, InterruptedException {
         return run("explain", fixture().toString(), "--model", model().toString(), "--longest", "--format", "json");

@@ -27,13 +27,17 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import org.eclipse.core.runtime.NullProgressMonitor;
+import org.eclipse.tracecompass.common.core.format.SubSecondTimeWithUnitFormat;
 import org.eclipse.jface.action.IAction;
 import org.eclipse.jface.dialogs.IDialogConstants;
 import org.eclipse.jface.viewers.StructuredSelection;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.widgets.Button;
 import org.eclipse.swt.widgets.Event;
+import org.eclipse.swt.graphics.Rectangle;
 import org.eclipse.swt.widgets.Shell;
+import org.eclipse.swt.widgets.Table;
+import org.eclipse.swt.widgets.TableColumn;
 import org.eclipse.swt.widgets.Text;
 import org.eclipse.tracecompass.internal.provisional.tmf.core.model.table.VirtualTableLine;
 import org.eclipse.tracecompass.analysis.timing.ui.views.segmentstore.table.SegmentStoreTableView;
@@ -94,6 +98,8 @@ import io.sextant.tc.ui.Preferences;
 import io.sextant.tc.ui.SextantOutput;
 import io.sextant.tc.ui.SextantService;
 import io.sextant.tc.ui.TableColumnModel;
+import io.sextant.tc.ui.TaskResponseView;
+import io.sextant.tc.ui.TasksView;
 import io.sextant.tc.ui.TimePerspectiveView;
 import io.sextant.tc.ui.TspXyProvider;
 
@@ -103,7 +109,8 @@ import io.sextant.tc.ui.TspXyProvider;
  * Compass, the scenario's model defined, the views fed and compared with
  * {@code sextant analyze}; the time sync with a second client of the same
  * sidecar; the priority inversion in the Critical Path Complement; the
- * sidecar killed and back. The tests run in order on one trace. The last
+ * sidecar killed and back; the real-time tasks view, opening rt_high's jobs
+ * in the Comparison View. The tests run in order on one trace. The last
  * one leaves the sidecar's pid in target/sidecar.pid: verify.sh checks,
  * after the workbench has exited, that no such process is left.
  */
@@ -626,8 +633,138 @@ class WorkbenchTest {
         });
     }
 
+    /**
+     * The real-time tasks view lists the tasks {@code sextant tasks} finds, rt_high periodic with its period
+     * (in Trace Compass's time format); a double-click on rt_high's line (real X events) posts the task's
+     * model and opens the Comparison View on its jobs: those {@code sextant analyze} finds with that model.
+     */
     @Test
     @Order(10)
+    void theTasksViewListsRtHighAndOpensItsJobsInTheComparisonView() throws Exception {
+        List<JsonObject> ref = Sextant.tasks();
+        JsonObject rtHigh = ref.stream().filter(t -> "rt_high".equals(t.get("comm").getAsString())).findFirst()
+                .orElseThrow(() -> new AssertionError("sextant tasks found no rt_high: " + ref));
+        TasksView view = (TasksView) Workbench.show(TasksView.ID, null);
+        Table table = Workbench.ui(() -> view.viewer().getTable());
+        Workbench.await("the real-time tasks' lines", T,
+                () -> Workbench.ui(() -> table.getItemCount()) == ref.size() && !view.columns().isEmpty());
+        List<String> names = view.columns().stream().map(TableColumnModel::getName).toList();
+        int command = names.indexOf("Command");
+        int period = names.indexOf("Period");
+        int kind = names.indexOf("Kind");
+        assertTrue(command >= 0 && period >= 0 && kind >= 0, "columns: " + names);
+        @SuppressWarnings("unchecked")
+        List<VirtualTableLine> lines = Workbench.ui(() -> List.copyOf((List<VirtualTableLine>) view.viewer()
+                .getInput()));
+        assertEquals(ref.stream().map(t -> t.get("comm").getAsString()).toList(),
+                lines.stream().map(l -> l.getCells().get(command).getContent()).toList(), "the tasks, in order");
+        int row = IntStream.range(0, lines.size())
+                .filter(i -> "rt_high".equals(lines.get(i).getCells().get(command).getContent())).findFirst()
+                .orElseThrow();
+        long rtHighPeriod = rtHigh.get("period").getAsLong();
+        assertEquals(rtHighPeriod, Long.parseLong(lines.get(row).getCells().get(period).getContent()));
+        assertEquals("periodic", lines.get(row).getCells().get(kind).getContent());
+        // Shown: the period as a duration; the model (JSON, what the action posts) is not a column on screen.
+        List<String> headers = Workbench.ui(() -> Arrays.stream(table.getColumns()).map(TableColumn::getText)
+                .toList());
+        assertFalse(headers.contains("Model"), "columns shown: " + headers);
+        assertEquals(SubSecondTimeWithUnitFormat.getInstance().format(rtHighPeriod),
+                Workbench.ui(() -> table.getItem(row).getText(headers.indexOf("Period"))));
+        Path png = Workbench.screenshot("tasks", view);
+        assertTrue(Files.size(png) > 10_000, png + " is too small to show anything");
+
+        // The reference: analyze with rt_high's own model, written where the repository is not.
+        Path model = Files.createTempFile("rt_high-task-model", ".json");
+        JsonObject analyzed;
+        try {
+            Files.writeString(model, rtHigh.getAsJsonObject("model").toString());
+            analyzed = Sextant.analyze(model);
+        } finally {
+            Files.delete(model);
+        }
+        Set<String> expected = new TreeSet<>();
+        analyzed.getAsJsonArray("executions").forEach(x -> expected.add(x.getAsJsonObject().get("start")
+                .getAsLong() + "+" + x.getAsJsonObject().get("duration").getAsLong() + "@"
+                + x.getAsJsonObject().get("tid").getAsLong()));
+        assertTrue(expected.size() > 10, "rt_high has many jobs: " + expected.size());
+
+        // One gesture on the task's line: a double-click. It replaces the model posted before (the
+        // scenario's, which may find the same jobs): the Comparison View's output is a new configuration.
+        String before = sidecar().model(SextantService.key(trace)).orElseThrow().comparison().configurationId();
+        Rectangle cell = Workbench.ui(() -> {
+            table.showItem(table.getItem(row));
+            return table.getItem(row).getBounds(0);
+        });
+        Workbench.doubleClick(table, cell);
+        assertTrue(Workbench.toolbarAction(view, TasksView.OPEN_JOBS).isEnabled(),
+                "the action, once a task is selected");
+        Workbench.await("the Comparison View shown", T,
+                () -> Workbench.ui(() -> Workbench.page().getActivePart()) instanceof ComparisonView);
+        ComparisonView comparison = (ComparisonView) Workbench.ui(() -> Workbench.page().getActivePart());
+        Workbench.await("rt_high's model posted", T, () -> !before.equals(sidecar().model(SextantService.key(trace))
+                .orElseThrow().comparison().configurationId()));
+        Workbench.await("rt_high's jobs in the Comparison View's provider", T, () -> {
+            Set<String> shown = new TreeSet<>();
+            for (TimeGraphEntryModel e : tree(provider("io.sextant.tc.comparison"))) {
+                ExecutionEntryModel x = (ExecutionEntryModel) e;
+                shown.add(x.absoluteStart() + "+" + (x.absoluteEnd() - x.absoluteStart()) + "@" + x.tid());
+            }
+            return shown.equals(expected);
+        });
+        Workbench.await("the Comparison View's rows: rt_high's jobs", T, () -> Workbench.ui(
+                () -> comparison.getTimeGraphViewer().getExpandedElements().length) == expected.size());
+        Path jobs = Workbench.screenshot("tasks-comparison", comparison);
+        assertTrue(Files.size(jobs) > 10_000, jobs + " is too small to show anything");
+    }
+
+    /**
+     * The tasks' response times: the provider's tree is the tasks of {@code sextant tasks}, rt_high shown by
+     * default, its series a point per job whose longest is the summary's; the view draws them.
+     */
+    @Test
+    @Order(11)
+    void theTaskResponseViewDrawsRtHighsJobs() throws Exception {
+        List<JsonObject> ref = Sextant.tasks();
+        JsonObject rtHigh = ref.stream().filter(t -> "rt_high".equals(t.get("comm").getAsString())).findFirst()
+                .orElseThrow(() -> new AssertionError("sextant tasks found no rt_high: " + ref));
+        TspXyProvider p = DataProviderManager.getInstance().getDataProvider(trace,
+                SextantOutput.TASK_RESPONSE.providerId(), TspXyProvider.class);
+        assertNotNull(p, "no task response provider");
+        var tree = p.fetchTree(Map.of(), new NullProgressMonitor());
+        assertEquals(ITmfResponse.Status.COMPLETED, tree.getStatus(), tree.getStatusMessage());
+        List<TmfTreeDataModel> entries = tree.getModel().getEntries();
+        assertEquals(ref.stream().map(t -> t.get("comm").getAsString()).toList(),
+                entries.stream().map(TmfTreeDataModel::getName).toList(), "a series per task, in order");
+        long id = entries.stream().filter(e -> e.getName().equals("rt_high")).findFirst().orElseThrow().getId();
+        assertEquals(Set.of(id), p.defaults(), "rt_high, the highest priority, shown by default");
+        var xy = p.fetchXY(Map.of(DataProviderParameterUtils.REQUESTED_TIME_KEY,
+                times(trace.getStartTime().toNanos(), trace.getEndTime().toNanos(), 10_000),
+                DataProviderParameterUtils.REQUESTED_ITEMS_KEY, List.of(id)), new NullProgressMonitor());
+        assertEquals(ITmfResponse.Status.COMPLETED, xy.getStatus(), xy.getStatusMessage());
+        ISeriesModel series = xy.getModel().getSeriesData().iterator().next();
+        int jobs = rtHigh.get("jobs").getAsInt();
+        assertEquals(jobs, series.getXAxis().length, "a point per job");
+        assertEquals(rtHigh.getAsJsonObject("response").get("max").getAsLong(),
+                (long) Arrays.stream(series.getData()).max().orElseThrow(), "the longest response time");
+        assertEquals(DataType.DURATION, series.getYAxisDescription().getDataType());
+        TaskResponseView view = (TaskResponseView) Workbench.show(TaskResponseView.ID, null);
+        Workbench.ui(() -> TmfSignalManager.dispatchSignal(new TmfWindowRangeUpdatedSignal(WorkbenchTest.class,
+                new TmfTimeRange(trace.getStartTime(), trace.getEndTime()), trace)));
+        Supplier<String> drawn = () -> Workbench.ui(() -> Arrays.stream(
+                view.getChartViewer().getSwtChart().getSeriesSet().getSeries())
+                .map(s -> s.getId() + ":" + (s.getYSeries() == null ? 0 : s.getYSeries().length))
+                .collect(Collectors.joining(", ")));
+        try {
+            Workbench.await("rt_high's response times drawn", Duration.ofSeconds(30),
+                    () -> drawn.get().matches("(.*, )?[^,]*:" + jobs + "(, .*)?"));
+        } finally {
+            Path png = Workbench.screenshot("task-response", view);
+            assertTrue(Files.size(png) > 10_000, png + " is too small to show anything");
+        }
+    }
+
+    @Test
+    @Order(12)
     void closingTheTraceClosesItInTheSidecar() throws Exception {
         String exp = exp();
         Workbench.ui(() -> TmfSignalManager.dispatchSignal(new TmfTraceClosedSignal(WorkbenchTest.class, trace)));

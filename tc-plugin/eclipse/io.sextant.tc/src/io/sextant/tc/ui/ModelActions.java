@@ -32,7 +32,10 @@ import io.sextant.tc.SextantException;
 import io.sextant.tc.Sidecar;
 import io.sextant.tc.protocol.ConfigTypeRef;
 
-/** The Comparison View's actions: define a model, discover one from a thread, explain an execution. */
+/**
+ * The Comparison View's actions: define a model, discover one from a thread, explain an execution; and
+ * posting a model, which the real-time tasks view does with a task's own.
+ */
 public final class ModelActions {
 
     static final String MODEL_TYPE = "sextant.execution-model";
@@ -75,15 +78,20 @@ public final class ModelActions {
         if (dialog.open() != Window.OK) {
             return;
         }
-        post(trace, dialog.model(), err -> Display.getDefault().asyncExec(() -> {
+        JsonObject model = dialog.model();
+        String name = model.has("name") ? model.get("name").getAsString() : "model";
+        post(trace, name, model, err -> Display.getDefault().asyncExec(() -> {
             MessageDialog.openError(shell, "sextant refused the model", err);
             define(shell, trace, dialog.text());
         }));
     }
 
-    /** Posts {@code model} for {@code trace} in the background, then shows the Comparison View. */
-    public static void post(ITmfTrace trace, JsonObject model, java.util.function.Consumer<String> onError) {
-        String name = model.has("name") ? model.get("name").getAsString() : "model";
+    /**
+     * Posts {@code model} for {@code trace} under {@code name} (sextant keeps one model per name) in the
+     * background, then shows the Comparison View.
+     */
+    public static void post(ITmfTrace trace, String name, JsonObject model,
+            java.util.function.Consumer<String> onError) {
         Job job = Job.create("sextant: finding the executions of " + name, monitor -> {
             try {
                 SextantService.get().sidecar().postModel(SextantService.key(trace), name, model);

@@ -9,13 +9,15 @@ import org.eclipse.tracecompass.tmf.core.trace.ITmfTrace;
 
 import io.sextant.tc.DerivedOutputs;
 import io.sextant.tc.Explanations;
+import io.sextant.tc.RealTimeTask;
 import io.sextant.tc.Sidecar;
 import io.sextant.tc.protocol.OutputDescriptor;
 
 /**
  * The sextant outputs Trace Compass shows, each under a data provider id
  * with the kind of provider its shape calls for, and where the current
- * output of a trace is: the last model or explanation posted for it.
+ * output of a trace is: the last model or explanation posted for it, or the
+ * one sextant offers for every trace.
  */
 public enum SextantOutput {
 
@@ -28,6 +30,16 @@ public enum SextantOutput {
     /** One line per execution: its range, its times running, preempted, blocked, waiting (TABLE). */
     EXECUTIONS("io.sextant.tc.executions.table", Shape.TABLE, false,
             (s, k) -> s.model(k).map(DerivedOutputs::table)),
+    /**
+     * The real-time tasks sextant finds with no configuration (TABLE): one line per task, with its period,
+     * response times, misses and a model of its jobs. Every experiment has it, no model needed.
+     */
+    TASKS("io.sextant.tc.tasks", Shape.TABLE, false, (s, k) -> s.experiment(k).map(exp -> new OutputDescriptor(
+            RealTimeTask.TABLE, "Real-time tasks", null, "TABLE", null, null, null))),
+    /** Each real-time task's jobs: response time at release, a series per task (TREE_TIME_XY), no model needed. */
+    TASK_RESPONSE("io.sextant.tc.tasks.response", Shape.XY, false, (s, k) -> s.experiment(k).map(exp ->
+            new OutputDescriptor(RealTimeTask.RESPONSE, "Real-time tasks: response time", null, "TREE_TIME_XY",
+                    null, null, null))),
     CRITICAL_PATH("io.sextant.tc.criticalPath", Shape.TIME_GRAPH, false,
             (s, k) -> s.explanation(k).map(Explanations.Outputs::criticalPath)),
     COMPLEMENT("io.sextant.tc.complement", Shape.TIME_GRAPH, false,
