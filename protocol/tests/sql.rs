@@ -493,14 +493,15 @@ fn tasks_of(src: &Path, flags: &[&str]) -> Vec<Value> {
 
 #[test]
 fn tasks_per_trace_are_the_tasks_commands() {
-    // Two copies of the taskset folder: its CTF and ftrace recordings twice.
+    // Two copies of the taskset folder: its capture, perf and ftrace
+    // recordings twice.
     let dir = std::env::temp_dir().join(format!("sextant-sql-tasks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let fixture = repo_root().join("fixtures/taskset");
     let mut traces = BTreeMap::new();
     for copy in ["1", "2"] {
         copy_tree(&fixture, &dir.join(copy).join("taskset"));
-        for (name, src) in [("ctf", "ctf"), ("trace.txt", "trace.txt")] {
+        for (name, src) in [("ctf", "ctf"), ("perf", "perf"), ("trace.txt", "trace.txt")] {
             traces.insert(format!("{copy}/taskset/{name}"), fixture.join(src));
         }
     }

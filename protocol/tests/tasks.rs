@@ -77,11 +77,13 @@ fn taskset_ftrace_text() {
 
 #[test]
 fn taskset_capture_ctf() {
-    if !repo_root().join("fixtures/taskset/ctf").is_dir() {
-        eprintln!("skipped: fixtures/taskset/ctf not recorded");
-        return;
-    }
     check_taskset("fixtures/taskset/ctf", "fixtures/taskset/truth-ctf.json");
+}
+
+/// perf, scheduler and timer events only: releases told without syscalls.
+#[test]
+fn taskset_perf_ctf() {
+    check_taskset("fixtures/taskset/perf", "fixtures/taskset/truth-perf.json");
 }
 
 /// rt_high: its period from the program, and with the shipped model's 1 ms
