@@ -22,9 +22,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import pyarrow
 
 from . import _native
-from .errors import ModelError, SextantError, TraceError
+from .errors import ModelError, QueryError, SextantError, TraceError
 
-__all__ = ["open", "Session", "presets", "SextantError", "TraceError", "ModelError"]
+__all__ = ["open", "Session", "presets", "SextantError", "TraceError", "ModelError", "QueryError"]
 
 Path = Union[str, "os.PathLike[str]"]
 Model = Union[Dict[str, Any], Path]
@@ -186,6 +186,24 @@ class Session:
             ),
             progress,
         )
+
+    def sql(self, query: str) -> pyarrow.Table:
+        """The answer of a SQL query over the session's traces, as ``sextant
+        sql`` gives it (Apache DataFusion's dialect).
+
+        Tables: ``events``, ``thread_states``, ``threads``, and the table
+        functions ``executions('MODEL.json' | 'preset:NAME')`` and
+        ``tasks([MIN_JOBS [, DEADLINE]])``, each with ``host`` and ``trace``
+        columns first (``trace``: the path relative to the path given to
+        :func:`open`; a folder given there means every trace below it).
+        Filters on ``trace``, ``host`` and event names leave other traces
+        unread. A trace that cannot be read raises :class:`TraceError`; a
+        query that cannot be planned, :class:`QueryError`. Nothing is stored.
+        """
+        self.warnings = []
+        raw, said = _native.sql(query, self.paths, lenient=self._lenient)
+        self._warn(said, stacklevel=3)
+        return pyarrow.table(raw)
 
     def _one(self, what: str) -> str:
         if self._several:

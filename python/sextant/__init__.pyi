@@ -5,7 +5,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pyarrow
 
-from .errors import ModelError as ModelError, SextantError as SextantError, TraceError as TraceError
+from .errors import ModelError as ModelError, QueryError as QueryError, SextantError as SextantError, TraceError as TraceError
 
 _Path = Union[str, PathLike[str]]
 Model = Union[Dict[str, Any], _Path]
@@ -46,3 +46,4 @@ class Session:
         deadline: Union[None, float, int] = None,
         progress: Progress = None,
     ) -> pyarrow.Table: ...
+    def sql(self, query: str) -> pyarrow.Table: ...

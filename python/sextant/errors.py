@@ -38,3 +38,12 @@ class ModelError(SextantError, ValueError):
     def __init__(self, message: str, trace: Optional[str] = None):
         super().__init__(message)
         self.trace = trace
+
+
+class QueryError(SextantError, ValueError):
+    """A SQL query that cannot be planned or run (the message names the
+    table, column or function)."""
+
+    def __init__(self, message: str, trace: Optional[str] = None):
+        super().__init__(message)
+        self.trace = trace

@@ -1,7 +1,9 @@
 //! Engine errors as the package's Python exceptions (`sextant.errors`):
 //! a trace that cannot be read is a `TraceError` (the file and byte offset
 //! or line the engine's message names become its attributes), a model that
-//! cannot be used a `ModelError` (its field path in the message).
+//! cannot be used a `ModelError` (its field path in the message), a query
+//! that cannot be planned or run a `QueryError` (DataFusion names the table
+//! or column).
 
 use pyo3::prelude::*;
 
@@ -27,4 +29,9 @@ pub fn trace_error(message: impl std::fmt::Display, trace: &str) -> PyErr {
 /// A model or preset the engine refused.
 pub fn model_error(message: impl std::fmt::Display) -> PyErr {
     raise("ModelError", message.to_string(), None)
+}
+
+/// A SQL query that cannot be planned or run.
+pub fn query_error(message: impl std::fmt::Display) -> PyErr {
+    raise("QueryError", message.to_string(), None)
 }

@@ -5,6 +5,7 @@
 
 mod answers;
 mod errors;
+mod query;
 mod stream;
 mod tables;
 mod work;
@@ -20,5 +21,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables::presets, m)?)?;
     m.add_function(wrap_pyfunction!(answers::explain, m)?)?;
     m.add_function(wrap_pyfunction!(tables::tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(query::sql, m)?)?;
     Ok(())
 }

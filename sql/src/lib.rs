@@ -29,6 +29,7 @@ use sextant_engine::store::Places;
 
 pub use fleet::Trace;
 pub use log::Log;
+pub use partition::PassError;
 
 use partition::{Kind, Scratch};
 
@@ -47,6 +48,19 @@ pub enum SqlError {
     Output(String),
     #[error("starting the query engine: {0}")]
     Runtime(std::io::Error),
+}
+
+impl SqlError {
+    /// The trace whose pass failed, when that is what stopped the query.
+    pub fn pass(&self) -> Option<&PassError> {
+        match self {
+            SqlError::Query(e) => match e.find_root() {
+                datafusion::error::DataFusionError::External(inner) => inner.downcast_ref(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 impl From<datafusion::error::DataFusionError> for SqlError {

@@ -120,26 +120,20 @@ impl PartitionStream for TracePartition {
             let Ok(_permit) = fleet.gate.clone().acquire_owned().await else {
                 return;
             };
-            let name = format!("{} of {}", kind.table(), trace.path.display());
-            let (failed, label) = (tx.clone(), name.clone());
+            let failure = PassError::at(kind.table(), &trace.path);
+            let (failed, label) = (tx.clone(), failure.clone());
             let pass = tokio::task::spawn_blocking(move || {
                 let send = |batch: Result<RecordBatch>| tx.blocking_send(batch).is_ok();
                 let place = Place::new(&trace, &schema);
                 let rows = |core: RecordBatch| place.batch(&core);
                 if let Err(e) = produce(&kind, &trace, &fleet, &flag, &mut |b| send(rows(b))) {
-                    send(Err(DataFusionError::External(
-                        format!("{name}: {e}").into(),
-                    )));
+                    send(Err(failure.of(e.to_string())));
                 }
             });
             // A pass that panicked ends its partition with an error, not
             // with fewer rows.
             if let Err(e) = pass.await {
-                let _ = failed
-                    .send(Err(DataFusionError::External(
-                        format!("{label}: {e}").into(),
-                    )))
-                    .await;
+                let _ = failed.send(Err(label.of(e.to_string()))).await;
             }
         });
         let guard = CancelOnDrop(cancel);
@@ -173,6 +167,49 @@ impl<'a> Place<'a> {
         Ok(RecordBatch::try_new(self.schema.clone(), columns)?)
     }
 }
+
+/// A trace's pass that failed inside a query: which table of which trace,
+/// and the engine's message (which names the file and where in it). Kept
+/// typed through DataFusion (`SqlError::pass`) so that a front end can say
+/// "this trace" rather than "this query".
+#[derive(Debug, Clone)]
+pub struct PassError {
+    pub table: &'static str,
+    pub trace: PathBuf,
+    pub message: String,
+}
+
+impl PassError {
+    fn at(table: &'static str, trace: &Path) -> Self {
+        PassError {
+            table,
+            trace: trace.to_path_buf(),
+            message: String::new(),
+        }
+    }
+
+    /// This partition's failure with `message`, as DataFusion carries it.
+    fn of(&self, message: String) -> DataFusionError {
+        DataFusionError::External(Box::new(PassError {
+            message,
+            ..self.clone()
+        }))
+    }
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {}: {}",
+            self.table,
+            self.trace.display(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for PassError {}
 
 /// What a pass of one partition failed with, said with its table and trace
 /// by the caller.
