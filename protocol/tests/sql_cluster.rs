@@ -417,17 +417,15 @@ fn local_sh_starts_workers_and_stops_them() {
         .spawn()
         .unwrap();
     let mut out = BufReader::new(script.stdout.take().unwrap());
-    let mut list = String::new();
-    loop {
+    let list = loop {
         let mut line = String::new();
         if out.read_line(&mut line).unwrap() == 0 {
             panic!("local.sh ended before printing the URLs");
         }
         if line.starts_with("http://") {
-            list = line.trim().to_string();
-            break;
+            break line.trim().to_string();
         }
-    }
+    };
     let urls: Vec<&str> = list.split(',').collect();
     assert_eq!(urls.len(), 2, "{list}");
     let query = "SELECT count(*) AS n FROM events";
