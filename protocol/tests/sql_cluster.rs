@@ -363,6 +363,29 @@ fn the_same_answers_embedded_and_on_two_workers() {
     }
 }
 
+/// With a single `--cluster` URL the traces are read on that worker too,
+/// not in the coordinator.
+#[test]
+fn one_worker_reads_every_trace() {
+    let temp = Temp::new("one");
+    let fleet = temp.0.join("fleet");
+    for name in ["a.txt", "b.txt"] {
+        copy_tree(
+            &repo_root().join("fixtures/taskset/trace.txt"),
+            &fleet.join(name),
+        );
+    }
+    let worker = Worker::start(temp.0.join("worker.log"));
+    let query = "SELECT trace, count(*) AS n FROM events GROUP BY trace ORDER BY trace";
+    let dir = fleet.to_str().unwrap();
+    let (embedded, _) = answer(&[query, dir]);
+    let (distributed, _) = answer(&[query, dir, "--cluster", &worker.url]);
+    assert_eq!(distributed, embedded);
+    let ran = executed(&[worker.said_since(0)], "events");
+    let expected: BTreeMap<String, usize> = [("a.txt".into(), 1), ("b.txt".into(), 1)].into();
+    assert_eq!(ran, expected);
+}
+
 #[test]
 fn a_worker_that_cannot_be_reached_is_named() {
     let temp = Temp::new("unreachable");
