@@ -12,8 +12,8 @@ use std::sync::Arc;
 use sextant_engine::export::{Format, TableFile};
 
 use crate::executions::asked;
-use crate::partition::{produce, Kind, Scratch};
-use crate::{fleet, Fleet, Log, Query, SqlError};
+use crate::partition::{produce, Kind};
+use crate::{fleet, Fleet, Log, Query, Reading, SqlError};
 
 /// Which table of the fleet.
 pub enum Table<'a> {
@@ -34,13 +34,12 @@ pub fn write(dir: &Path, table: Table<'_>, query: Query, log: Arc<Log>) -> Resul
             Kind::Executions(Arc::new(asked))
         }
     };
+    let gate = Arc::new(tokio::sync::Semaphore::new(1));
+    let reading =
+        Reading::new(query.places, query.options, gate, log).map_err(SqlError::Runtime)?;
     let fleet = Fleet {
         traces: fleet::traces(&query.traces)?,
-        places: query.places,
-        options: query.options,
-        gate: Arc::new(tokio::sync::Semaphore::new(1)),
-        log,
-        scratch: Scratch::new().map_err(SqlError::Runtime)?,
+        reading: Arc::new(reading),
     };
     let never = AtomicBool::new(false);
     let mut rows = 0;
@@ -58,7 +57,7 @@ pub fn write(dir: &Path, table: Table<'_>, query: Query, log: Arc<Log>) -> Resul
         let mut file =
             TableFile::create(&path, Format::Parquet, kind.schema()).map_err(|e| failed(&e))?;
         let mut error = None;
-        produce(&kind, trace, &fleet, &never, &mut |batch| {
+        produce(&kind, trace, &fleet.reading, &never, &mut |batch| {
             rows += batch.num_rows() as u64;
             match file.write(&batch) {
                 Ok(()) => true,

@@ -26,13 +26,16 @@ use sextant_engine::session::Session;
 use crate::fleet::Trace;
 use crate::partition::{Failure, Kind};
 use crate::tables::TraceTable;
-use crate::Fleet;
+use crate::{Fleet, Reading};
 
 /// A model as the query asked for it.
 #[derive(Debug)]
 pub(crate) struct Asked {
     pub(crate) name: String,
     request: Request,
+    /// What `asked` reads it again from: 'preset:NAME' or the model's
+    /// JSON (a file's content, so that a worker needs no copy of it).
+    pub(crate) text: String,
 }
 
 /// The table function, over the fleet's traces.
@@ -74,6 +77,7 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
         return Ok(Asked {
             name: preset.name().to_string(),
             request: Request::preset(preset, ThreadFilter::default(), Vec::new()),
+            text: text.to_string(),
         });
     }
     let json = if text.trim_start().starts_with('{') {
@@ -85,6 +89,7 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
     Ok(Asked {
         name: model.name.clone(),
         request: Request::model(model),
+        text: json,
     })
 }
 
@@ -96,16 +101,16 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
 pub(crate) fn of_trace(
     asked: &Asked,
     trace: &Trace,
-    fleet: &Fleet,
+    reading: &Reading,
     work: &Work<'_>,
 ) -> Result<RecordBatch, Failure> {
-    let session = Session::open(&trace.path, fleet.options, fleet.places.clone());
+    let session = Session::open(&trace.path, reading.options, reading.places.clone());
     let found = session.host_executions(&asked.request, HostPick::Sole, None, work)?;
-    fleet.log.counted(found.source == Source::Store);
-    fleet.log.warn_all(trace, &found.notes);
+    reading.log.counted(found.source == Source::Store);
+    reading.log.warn_all(trace, &found.notes);
     // The reader's and the census's warnings, as one line per trace.
     if !found.ran.warnings.is_empty() {
-        fleet.log.warn(trace, &found.ran.warnings.join("; "));
+        reading.log.warn(trace, &found.ran.warnings.join("; "));
     }
     let rows: Vec<&Execution> = found.executions.executions.iter().collect();
     Ok(export::executions::table(&found.executions, &rows, None)?)

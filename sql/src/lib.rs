@@ -13,8 +13,10 @@ mod log;
 mod narrowing;
 pub mod output;
 mod partition;
+pub mod scan;
 mod tables;
 mod tasks;
+pub mod wire;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +24,7 @@ use std::sync::Arc;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::context::SessionContext;
+use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
 use datafusion::prelude::SessionConfig;
 use futures::StreamExt;
 use sextant_engine::reader::OpenOptions;
@@ -78,9 +81,22 @@ fn innermost(e: &datafusion::error::DataFusionError) -> String {
     }
 }
 
-/// What every table of one query reads.
+/// What every table of one query reads: its traces, and how.
 pub(crate) struct Fleet {
     pub(crate) traces: Vec<Trace>,
+    pub(crate) reading: Arc<Reading>,
+}
+
+impl std::fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} traces", self.traces.len())
+    }
+}
+
+/// How a process reads the traces of its partitions: apart from the
+/// trace list so that a worker of a distributed engine, given partitions
+/// in their wire form (`wire`), reads them as the embedded engine does.
+pub struct Reading {
     pub(crate) places: Option<Places>,
     pub(crate) options: OpenOptions,
     /// Passes running at once.
@@ -89,9 +105,27 @@ pub(crate) struct Fleet {
     pub(crate) scratch: Scratch,
 }
 
-impl std::fmt::Debug for Fleet {
+impl Reading {
+    /// `gate` is shared by every query of a process that serves several.
+    pub fn new(
+        places: Option<Places>,
+        options: OpenOptions,
+        gate: Arc<tokio::sync::Semaphore>,
+        log: Arc<Log>,
+    ) -> std::io::Result<Reading> {
+        Ok(Reading {
+            places,
+            options,
+            gate,
+            log,
+            scratch: Scratch::new()?,
+        })
+    }
+}
+
+impl std::fmt::Debug for Reading {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} traces", self.traces.len())
+        write!(f, "reading {:?}", self.options)
     }
 }
 
@@ -104,26 +138,49 @@ pub struct Query {
     pub options: OpenOptions,
 }
 
-/// Runs the query, handing each batch of its answer to `sink` as it comes;
-/// the answer's schema first. Warnings and what was read are in `log`.
+/// Passes at once, and the query's target partitions: one per core.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs the query with the embedded engine, handing each batch of its
+/// answer to `sink` as it comes; the answer's schema first. Warnings and
+/// what was read are in `log`.
 pub fn run(query: Query, sink: &mut dyn output::Sink, log: Arc<Log>) -> Result<(), SqlError> {
+    run_in(query, sink, log, |config| {
+        Ok(SessionStateBuilder::new()
+            .with_config(config)
+            .with_default_features()
+            .build())
+    })
+}
+
+/// Runs the query in the session `session` makes of the fleet's
+/// configuration: the embedded engine's (`run`) or a distributed engine's
+/// planner over the same tables.
+pub fn run_in(
+    query: Query,
+    sink: &mut dyn output::Sink,
+    log: Arc<Log>,
+    session: impl FnOnce(SessionConfig) -> Result<SessionState, SqlError>,
+) -> Result<(), SqlError> {
     let traces = fleet::traces(&query.traces)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cores)
+        .worker_threads(cores())
         .enable_all()
         .build()
         .map_err(SqlError::Runtime)?;
+    let gate = Arc::new(tokio::sync::Semaphore::new(cores()));
+    let reading =
+        Reading::new(query.places, query.options, gate, log).map_err(SqlError::Runtime)?;
     let fleet = Arc::new(Fleet {
         traces,
-        places: query.places,
-        options: query.options,
-        gate: Arc::new(tokio::sync::Semaphore::new(cores)),
-        log,
-        scratch: Scratch::new().map_err(SqlError::Runtime)?,
+        reading: Arc::new(reading),
     });
     runtime.block_on(async {
-        let ctx = context(fleet).await?;
+        let config = SessionConfig::new().with_target_partitions(cores());
+        let ctx = SessionContext::new_with_state(session(config)?);
+        register(&ctx, fleet).await?;
         let frame = ctx.sql(&query.sql).await?;
         let mut stream = frame.execute_stream().await?;
         sink.start(&stream.schema())?;
@@ -134,10 +191,8 @@ pub fn run(query: Query, sink: &mut dyn output::Sink, log: Arc<Log>) -> Result<(
     })
 }
 
-/// A session with the fleet's tables.
-async fn context(fleet: Arc<Fleet>) -> Result<SessionContext, SqlError> {
-    let config = SessionConfig::new().with_target_partitions(fleet.gate.available_permits());
-    let ctx = SessionContext::new_with_config(config);
+/// The fleet's tables in the session.
+async fn register(ctx: &SessionContext, fleet: Arc<Fleet>) -> Result<(), SqlError> {
     for kind in [Kind::Events(Default::default()), Kind::ThreadStates] {
         let table = tables::TraceTable::new(kind.clone(), fleet.clone());
         ctx.register_table(kind.table(), Arc::new(table))?;
@@ -160,7 +215,7 @@ async fn context(fleet: Arc<Fleet>) -> Result<SessionContext, SqlError> {
          thread_start AS start, thread_end AS \"end\" FROM thread_states",
     )
     .await?;
-    Ok(ctx)
+    Ok(())
 }
 
 /// The schema of a query's answer with the batches collected (tests, and

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 
 use crate::executions::{self, Asked};
 use crate::fleet::Trace;
-use crate::{tasks, Fleet};
+use crate::{tasks, Reading};
 
 /// Which table.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ const QUEUED: usize = 2;
 pub(crate) struct TracePartition {
     kind: Kind,
     trace: Arc<Trace>,
-    fleet: Arc<Fleet>,
+    reading: Arc<Reading>,
     schema: SchemaRef,
 }
 
@@ -79,11 +79,16 @@ impl fmt::Debug for TracePartition {
 }
 
 impl TracePartition {
-    pub(crate) fn new(kind: Kind, trace: Arc<Trace>, fleet: Arc<Fleet>, schema: SchemaRef) -> Self {
+    pub(crate) fn new(
+        kind: Kind,
+        trace: Arc<Trace>,
+        reading: Arc<Reading>,
+        schema: SchemaRef,
+    ) -> Self {
         TracePartition {
             kind,
             trace,
-            fleet,
+            reading,
             schema,
         }
     }
@@ -106,10 +111,10 @@ impl PartitionStream for TracePartition {
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let (tx, rx) = mpsc::channel::<Result<RecordBatch>>(QUEUED);
         let cancel = Arc::new(AtomicBool::new(false));
-        let (kind, trace, fleet, schema) = (
+        let (kind, trace, reading, schema) = (
             self.kind.clone(),
             self.trace.clone(),
-            self.fleet.clone(),
+            self.reading.clone(),
             self.schema.clone(),
         );
         let flag = cancel.clone();
@@ -117,7 +122,7 @@ impl PartitionStream for TracePartition {
         // (the channel holds only `QUEUED`).
         tokio::spawn(async move {
             // At most one pass per core at once, however many traces.
-            let Ok(_permit) = fleet.gate.clone().acquire_owned().await else {
+            let Ok(_permit) = reading.gate.clone().acquire_owned().await else {
                 return;
             };
             let failure = PassError::at(kind.table(), &trace.path);
@@ -126,7 +131,7 @@ impl PartitionStream for TracePartition {
                 let send = |batch: Result<RecordBatch>| tx.blocking_send(batch).is_ok();
                 let place = Place::new(&trace, &schema);
                 let rows = |core: RecordBatch| place.batch(&core);
-                if let Err(e) = produce(&kind, &trace, &fleet, &flag, &mut |b| send(rows(b))) {
+                if let Err(e) = produce(&kind, &trace, &reading, &flag, &mut |b| send(rows(b))) {
                     send(Err(failure.of(e.to_string())));
                 }
             });
@@ -220,7 +225,7 @@ pub(crate) type Failure = Box<dyn std::error::Error + Send + Sync>;
 pub(crate) fn produce(
     kind: &Kind,
     trace: &Trace,
-    fleet: &Fleet,
+    reading: &Reading,
     cancel: &AtomicBool,
     emit: &mut dyn FnMut(RecordBatch) -> bool,
 ) -> Result<(), Failure> {
@@ -230,30 +235,30 @@ pub(crate) fn produce(
     };
     match kind {
         Kind::Events(only) => {
-            let file = fleet.scratch.file("events");
+            let file = reading.scratch.file("events");
             let mut table = TableFile::create(&file, Format::Arrow, export::events::schema())?;
-            let ran = export::events::write(&trace.path, fleet.options, only, &mut table, &work)?;
+            let ran = export::events::write(&trace.path, reading.options, only, &mut table, &work)?;
             table.finish()?;
-            fleet.log.warn_all(trace, &ran.warnings);
+            reading.log.warn_all(trace, &ran.warnings);
             read_back(&file, emit)
         }
         Kind::ThreadStates => {
-            let session = Session::open(&trace.path, fleet.options, None);
+            let session = Session::open(&trace.path, reading.options, None);
             let (rows, ran) = session.thread_states(HostPick::Sole, &work)?;
-            fleet.log.warn_all(trace, &ran.warnings);
-            let file = fleet.scratch.file("states");
+            reading.log.warn_all(trace, &ran.warnings);
+            let file = reading.scratch.file("states");
             let mut table = TableFile::create(&file, Format::Arrow, export::states::schema())?;
             export::states::write(&rows, &mut table)?;
             table.finish()?;
             read_back(&file, emit)
         }
         Kind::Executions(asked) => {
-            let batch = executions::of_trace(asked, trace, fleet, &work)?;
+            let batch = executions::of_trace(asked, trace, reading, &work)?;
             emit(batch);
             Ok(())
         }
         Kind::Tasks(options) => {
-            emit(tasks::of_trace(options, trace, fleet, &work)?);
+            emit(tasks::of_trace(options, trace, reading, &work)?);
             Ok(())
         }
     }

@@ -3,7 +3,8 @@
 //! `host` and a `trace` column. A filter on `host` and `trace` is decided
 //! per trace before anything is read, so a trace it rules out is never
 //! opened; filters on an event's `name` and `ts` go down to each trace's
-//! pass (`narrowing`).
+//! pass (`narrowing`). A scan is a `TraceScanExec`, which a distributed
+//! engine can send to its workers.
 
 use std::sync::Arc;
 
@@ -16,14 +17,14 @@ use datafusion::logical_expr::{
     BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
 };
 use datafusion::physical_plan::empty::EmptyExec;
-use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 
 use sextant_engine::export::events::Only;
 
 use crate::fleet::Trace;
 use crate::narrowing;
-use crate::partition::{Kind, TracePartition};
+use crate::partition::Kind;
+use crate::scan::TraceScanExec;
 use crate::Fleet;
 
 /// One table over every trace of the fleet.
@@ -103,34 +104,29 @@ impl TableProvider for TraceTable {
             )),
             other => other.clone(),
         };
-        let partitions: Vec<Arc<dyn PartitionStream>> = self
+        let traces: Vec<Arc<Trace>> = self
             .fleet
             .traces
             .iter()
             .filter(|t| filters.iter().all(|f| holds(f, t) != Some(false)))
-            .map(|t| {
-                Arc::new(TracePartition::new(
-                    kind.clone(),
-                    Arc::new(t.clone()),
-                    self.fleet.clone(),
-                    self.schema.clone(),
-                )) as Arc<dyn PartitionStream>
-            })
+            .map(|t| Arc::new(t.clone()))
             .collect();
-        if partitions.is_empty() {
+        if traces.is_empty() {
             let schema = match projection {
                 Some(p) => Arc::new(self.schema.project(p)?),
                 None => self.schema.clone(),
             };
             return Ok(Arc::new(EmptyExec::new(schema)));
         }
-        let exec = StreamingTableExec::try_new(
+        let width = traces.len();
+        let exec = TraceScanExec::try_new(
+            kind,
+            traces,
+            width,
             self.schema.clone(),
-            partitions,
-            projection,
-            Vec::new(),
-            false,
+            projection.cloned(),
             limit,
+            self.fleet.reading.clone(),
         )?;
         Ok(Arc::new(exec))
     }

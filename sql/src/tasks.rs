@@ -21,7 +21,7 @@ use sextant_engine::session::Session;
 use crate::fleet::Trace;
 use crate::partition::{Failure, Kind};
 use crate::tables::TraceTable;
-use crate::Fleet;
+use crate::{Fleet, Reading};
 
 const USAGE: &str = "tasks() takes up to two arguments, as sextant tasks' flags: \
     the jobs a task needs at least (an integer, 10 by default) and each job's deadline \
@@ -107,12 +107,12 @@ pub(crate) fn schema() -> SchemaRef {
 pub(crate) fn of_trace(
     options: &Options,
     trace: &Trace,
-    fleet: &Fleet,
+    reading: &Reading,
     work: &Work<'_>,
 ) -> Result<RecordBatch, Failure> {
-    let session = Session::open(&trace.path, fleet.options, None);
+    let session = Session::open(&trace.path, reading.options, None);
     let (found, warnings) = session.host_tasks(HostPick::Sole, options, work)?;
-    fleet.log.warn_all(trace, &warnings);
+    reading.log.warn_all(trace, &warnings);
     let found: Vec<_> = found.into_iter().map(|t| (None, t)).collect();
     let batch = export::tasks::table(&found)?;
     let rest: Vec<usize> = (1..batch.num_columns()).collect();

@@ -20,6 +20,8 @@ mod sql;
 mod store;
 mod sync;
 mod tasks;
+#[cfg(feature = "cluster")]
+mod worker;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -92,6 +94,10 @@ enum Command {
     /// and trace.
     #[cfg(feature = "sql")]
     Sql(sql::Request),
+    /// A worker of a distributed SQL engine (datafusion-distributed, Arrow
+    /// Flight): prints its URL, to give `sextant sql --cluster`.
+    #[cfg(feature = "cluster")]
+    Worker(worker::Request),
     /// Put several hosts' traces on one timeline from the TCP packets they
     /// exchanged: each host pair's clock correction and its quality, kept
     /// for `analyze`.
@@ -159,6 +165,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Store(req) => store::run(req),
         #[cfg(feature = "sql")]
         Command::Sql(req) => sql::run(req),
+        #[cfg(feature = "cluster")]
+        Command::Worker(req) => worker::run(req),
         Command::Sync(req) => sync::run(req),
         Command::Tasks(req) => tasks::run(req),
         Command::Completions { shell } => {

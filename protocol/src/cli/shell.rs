@@ -36,6 +36,7 @@ const EXAMPLES: &[(&str, &str)] = &[
         "sql",
         "sextant sql \"SELECT trace, count(*) AS jobs, max(duration) AS worst FROM executions('preset:running') GROUP BY trace\" fixtures",
     ),
+    ("worker", "sextant worker --listen 127.0.0.1:5001"),
     (
         "completions",
         "sextant completions bash > ~/.local/share/bash-completion/completions/sextant",

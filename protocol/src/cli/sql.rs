@@ -39,6 +39,13 @@ pub struct Request {
     /// reads them instead of the trace).
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Run the query on these workers of a distributed engine (URLs as
+    /// `sextant worker` prints them, http://HOST:PORT, comma-separated)
+    /// instead of in this process; every worker reads the traces it is
+    /// given from their paths, so they must see the same files.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URL[,URL...]")]
+    pub cluster: Option<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -76,15 +83,15 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     };
     let log = Arc::new(Log::default());
     let query = Query {
-        sql: req.query,
-        traces: req.traces,
+        sql: req.query.clone(),
+        traces: req.traces.clone(),
         places: req.store.places(),
         options: OpenOptions {
             lenient: req.lenient,
             ..OpenOptions::default()
         },
     };
-    let done = sextant_sql::run(query, sink.as_mut(), log.clone());
+    let done = execute(query, sink.as_mut(), log.clone(), &req);
     for w in log.warnings() {
         eprintln!("sextant: warning: {w}");
     }
@@ -92,5 +99,20 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     if stored + read > 0 {
         eprintln!("sextant: executions of {read} traces found by a pass, of {stored} read from their store");
     }
-    Ok(done?)
+    done
+}
+
+/// In this process, or on the workers `--cluster` names.
+fn execute(
+    query: Query,
+    sink: &mut dyn Sink,
+    log: Arc<Log>,
+    #[cfg_attr(not(feature = "cluster"), allow(unused_variables))] req: &Request,
+) -> anyhow::Result<()> {
+    #[cfg(feature = "cluster")]
+    if let Some(list) = &req.cluster {
+        let urls = sextant_cluster::urls::parse(list)?;
+        return Ok(sextant_cluster::run(query, sink, log, urls)?);
+    }
+    Ok(sextant_sql::run(query, sink, log)?)
 }
