@@ -7,7 +7,12 @@ what a user does without `sql`. Also the peak RSS of the one `sql`
 process as the fleet grows: it should stay flat (one pass per core at a
 time, batches streamed).
 
-  tests/bench/fleet.py [--traces N] [--binary BIN] [--preset NAME]
+With --workers W (default 2; 0 for none), the same queries also run on W
+local `sextant worker` processes (`sextant sql --cluster`), over a copy
+of the fleet of their own (so that their first query reads every trace),
+with the peak RSS of each worker.
+
+  tests/bench/fleet.py [--traces N] [--workers W] [--binary BIN] [--preset NAME]
 
 The fleet is made of copies of the fixtures (perf CTF, ftrace text,
 trace.dat; each copy is its own trace with its own store) in a temporary
@@ -49,12 +54,14 @@ def make_fleet(folder, n):
             shutil.copy(src, dst)
 
 
-def run_sql(binary, folder, preset, env):
+def run_sql(binary, folder, preset, env, cluster=None):
     query = (
         f"SELECT trace, count(*) AS n, max(duration) AS worst "
         f"FROM executions('preset:{preset}') GROUP BY trace"
     )
     cmd = [binary, "sql", query, folder, "--format", "csv"]
+    if cluster:
+        cmd += ["--cluster", cluster]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # wait4 gives this child's own peak RSS (getrusage of all children
@@ -67,6 +74,39 @@ def run_sql(binary, folder, preset, env):
         sys.exit(f"sextant sql failed: {err.decode()[-2000:]}")
     rows = max(0, out.decode().count("\n") - 1)
     return wall, usage.ru_maxrss / 1024, rows
+
+
+class Workers:
+    """W `sextant worker` processes on 127.0.0.1, each on a free port."""
+
+    def __init__(self, binary, n, env):
+        self.procs = []
+        urls = []
+        for _ in range(n):
+            # Their log (a line per partition executed) is not read here.
+            proc = subprocess.Popen([binary, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.procs.append(proc)
+            url = proc.stdout.readline().decode().strip()
+            if not url:
+                self.stop()
+                sys.exit("sextant worker printed no URL")
+            urls.append(url)
+        self.urls = ",".join(urls)
+
+    def peak_mib(self):
+        """Each worker's peak resident set so far (VmHWM), MiB."""
+        peaks = []
+        for proc in self.procs:
+            with open(f"/proc/{proc.pid}/status") as f:
+                kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+            peaks.append(kib / 1024)
+        return peaks
+
+    def stop(self):
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            proc.wait()
 
 
 def run_loop(binary, folder, preset, env):
@@ -90,6 +130,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--traces", type=int, default=200)
     p.add_argument("--preset", default="running")
+    p.add_argument("--workers", type=int, default=2)
     p.add_argument(
         "--binary", default=os.path.join(ROOT, "target", "release", "sextant")
     )
@@ -108,6 +149,24 @@ def main():
             if rows2 != rows:
                 sys.exit(f"the repeated query gave {rows2} rows, the first {rows}")
             print(f"{n:>7} {first:>9.2f} {again:>9.3f} {first / again:>6.1f}x {max(rss, rss2):>9.0f} {rows:>6}")
+            if a.workers:
+                copy = folder + "-cluster"
+                make_fleet(copy, n)
+                workers = Workers(a.binary, a.workers, env)
+                try:
+                    cfirst, crss, crows = run_sql(a.binary, copy, a.preset, env, workers.urls)
+                    cagain, crss2, crows2 = run_sql(a.binary, copy, a.preset, env, workers.urls)
+                    peaks = workers.peak_mib()
+                finally:
+                    workers.stop()
+                if (crows, crows2) != (rows, rows):
+                    sys.exit(f"on {a.workers} workers: {crows} and {crows2} rows, embedded {rows}")
+                print(
+                    f"{'':>7} on {a.workers} workers: first {cfirst:.2f} s ({first / cfirst:.2f}x embedded), "
+                    f"repeat {cagain:.3f} s ({first / cagain:.1f}x the embedded first), "
+                    f"peak MiB coordinator {max(crss, crss2):.0f}, workers "
+                    + " ".join(f"{m:.0f}" for m in peaks)
+                )
         loop = run_loop(a.binary, folder, a.preset, env)
         print(
             f"peer: analyze --no-store in a shell loop over the {a.traces} traces: "
