@@ -12,7 +12,11 @@ local `sextant worker` processes (`sextant sql --cluster`), over a copy
 of the fleet of their own (so that their first query reads every trace),
 with the peak RSS of each worker.
 
-  tests/bench/fleet.py [--traces N] [--workers W] [--binary BIN] [--preset NAME]
+  tests/bench/fleet.py [--traces N] [--workers W] [--binary BIN] [--preset NAME | --model FILE]
+
+A model of one task (`--model schemas/examples/periodic-rt_high.json`)
+stores a few rows per trace; a preset such as `running` one per running
+stretch of every thread, which the repeated query reads back.
 
 The fleet is made of copies of the fixtures (perf CTF, ftrace text,
 trace.dat; each copy is its own trace with its own store) in a temporary
@@ -54,10 +58,11 @@ def make_fleet(folder, n):
             shutil.copy(src, dst)
 
 
-def run_sql(binary, folder, preset, env, cluster=None):
+def run_sql(binary, folder, asked, env, cluster=None):
+    what = asked[1] if asked[0] == "--model" else f"preset:{asked[1]}"
     query = (
         f"SELECT trace, count(*) AS n, max(duration) AS worst "
-        f"FROM executions('preset:{preset}') GROUP BY trace"
+        f"FROM executions('{what}') GROUP BY trace"
     )
     cmd = [binary, "sql", query, folder, "--format", "csv"]
     if cluster:
@@ -109,7 +114,7 @@ class Workers:
             proc.wait()
 
 
-def run_loop(binary, folder, preset, env):
+def run_loop(binary, folder, asked, env):
     traces = []
     for run in sorted(os.listdir(folder)):
         for name in os.listdir(os.path.join(folder, run)):
@@ -117,7 +122,7 @@ def run_loop(binary, folder, preset, env):
     start = time.perf_counter()
     for t in traces:
         subprocess.run(
-            [binary, "analyze", t, "--preset", preset, "--format", "json", "--no-store"],
+            [binary, "analyze", t, *asked, "--format", "json", "--no-store"],
             env=env,
             check=True,
             stdout=subprocess.DEVNULL,
@@ -130,6 +135,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--traces", type=int, default=200)
     p.add_argument("--preset", default="running")
+    p.add_argument("--model", help="a model file instead of a preset")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument(
         "--binary", default=os.path.join(ROOT, "target", "release", "sextant")
@@ -139,13 +145,14 @@ def main():
         sys.exit(f"{a.binary}: no binary (cargo build --release)")
     with tempfile.TemporaryDirectory(prefix="sextant-fleet-") as tmp:
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-        print(f"fleet of {a.traces} traces (copies of {len(SOURCES)} fixtures), preset {a.preset}")
+        asked = ["--model", os.path.abspath(a.model)] if a.model else ["--preset", a.preset]
+        print(f"fleet of {a.traces} traces (copies of {len(SOURCES)} fixtures), {' '.join(asked)}")
         print(f"{'traces':>7} {'first s':>9} {'repeat s':>9} {'ratio':>7} {'peak MiB':>9} {'rows':>6}")
         for n in sorted({max(1, a.traces // 4), max(1, a.traces // 2), a.traces}):
             folder = os.path.join(tmp, f"fleet{n}")
             make_fleet(folder, n)
-            first, rss, rows = run_sql(a.binary, folder, a.preset, env)
-            again, rss2, rows2 = run_sql(a.binary, folder, a.preset, env)
+            first, rss, rows = run_sql(a.binary, folder, asked, env)
+            again, rss2, rows2 = run_sql(a.binary, folder, asked, env)
             if rows2 != rows:
                 sys.exit(f"the repeated query gave {rows2} rows, the first {rows}")
             print(f"{n:>7} {first:>9.2f} {again:>9.3f} {first / again:>6.1f}x {max(rss, rss2):>9.0f} {rows:>6}")
@@ -154,8 +161,8 @@ def main():
                 make_fleet(copy, n)
                 workers = Workers(a.binary, a.workers, env)
                 try:
-                    cfirst, crss, crows = run_sql(a.binary, copy, a.preset, env, workers.urls)
-                    cagain, crss2, crows2 = run_sql(a.binary, copy, a.preset, env, workers.urls)
+                    cfirst, crss, crows = run_sql(a.binary, copy, asked, env, workers.urls)
+                    cagain, crss2, crows2 = run_sql(a.binary, copy, asked, env, workers.urls)
                     peaks = workers.peak_mib()
                 finally:
                     workers.stop()
@@ -167,7 +174,7 @@ def main():
                     f"peak MiB coordinator {max(crss, crss2):.0f}, workers "
                     + " ".join(f"{m:.0f}" for m in peaks)
                 )
-        loop = run_loop(a.binary, folder, a.preset, env)
+        loop = run_loop(a.binary, folder, asked, env)
         print(
             f"peer: analyze --no-store in a shell loop over the {a.traces} traces: "
             f"{loop:.2f} s, {loop / first:.1f}x the first query, {loop / again:.0f}x the repeated one"
