@@ -36,13 +36,17 @@ def presets() -> Dict[str, str]:
     return dict(_native.presets())
 
 
-def open(path_or_paths: Union[Path, Sequence[Path]], *, lenient: bool = False) -> "Session":
+def open(path_or_paths: Union[Path, Sequence[Path]], *, lenient: bool = False, store: bool = False) -> "Session":
     """A session over one trace or several.
 
     A trace is a CTF directory, an ftrace text file, a trace-cmd trace.dat or
     a BTF file. With several, each table has the rows of every trace in the
     order given, and a ``trace`` column (the path) last.
     ``lenient`` skips malformed BTF rows instead of stopping at the first.
+    ``store`` reads executions (in :meth:`Session.executions` and
+    :meth:`Session.sql`) from each trace's store in the cache directory
+    when it holds them, and keeps those a pass found there, as ``sextant
+    analyze`` does by default: a second question reads no trace.
     """
     if isinstance(path_or_paths, (str, bytes, os.PathLike)):
         paths = [os.fspath(path_or_paths)]
@@ -55,16 +59,17 @@ def open(path_or_paths: Union[Path, Sequence[Path]], *, lenient: bool = False) -
     for p in paths:
         if not os.path.exists(p):
             raise TraceError(f"{p}: no such file or directory", p)
-    return Session(paths, several, lenient)
+    return Session(paths, several, lenient, store)
 
 
 class Session:
     """Traces opened by :func:`open`; each method reads them in one pass."""
 
-    def __init__(self, paths: List[str], several: bool, lenient: bool):
+    def __init__(self, paths: List[str], several: bool, lenient: bool, store: bool = False):
         self.paths = paths
         self._several = several
         self._lenient = lenient
+        self._store = store
         #: The warnings of the last pass (lost events, what a model lacks).
         self.warnings: List[str] = []
 
@@ -97,6 +102,7 @@ class Session:
                 tids=list(tids),
                 process=process,
                 lenient=self._lenient,
+                store=self._store,
                 progress=cb,
             ),
             progress,
@@ -201,7 +207,7 @@ class Session:
         query that cannot be planned, :class:`QueryError`. Nothing is stored.
         """
         self.warnings = []
-        raw, said = _native.sql(query, self.paths, lenient=self._lenient)
+        raw, said = _native.sql(query, self.paths, lenient=self._lenient, store=self._store)
         self._warn(said, stacklevel=3)
         return pyarrow.table(raw)
 

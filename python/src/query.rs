@@ -10,23 +10,27 @@ use sextant_sql::{Log, Query, SqlError};
 
 use crate::errors::{query_error, trace_error};
 use crate::stream::Stream;
+use crate::tables::cache;
 
 /// The answer of `query` over `traces` (each a trace or a folder of them,
-/// as `sextant sql` takes them), with the query's warnings. Nothing is
-/// stored (as `--no-store`). The GIL is released while the query runs.
+/// as `sextant sql` takes them), with the query's warnings. Executions
+/// come from and go to the cache directory's stores with `store`, else
+/// nothing is stored (as `--no-store`). The GIL is released while the
+/// query runs.
 #[pyfunction]
-#[pyo3(signature = (query, traces, lenient = false))]
+#[pyo3(signature = (query, traces, lenient = false, store = false))]
 pub fn sql(
     py: Python<'_>,
     query: String,
     traces: Vec<PathBuf>,
     lenient: bool,
+    store: bool,
 ) -> PyResult<(Stream, Vec<String>)> {
     let log = Arc::new(Log::default());
     let asked = Query {
         sql: query,
         traces,
-        places: None,
+        places: cache(store),
         options: OpenOptions {
             lenient,
             ..OpenOptions::default()

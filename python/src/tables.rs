@@ -15,6 +15,7 @@ use sextant_engine::export::{self, ExportError, Format, TableFile};
 use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::session::{self, Session};
+use sextant_engine::store::{Placement, Places};
 
 use crate::errors::{model_error, trace_error};
 use crate::stream::Stream;
@@ -30,9 +31,11 @@ pub fn presets() -> Vec<(&'static str, &'static str)> {
 /// threads: `tids`, `process`) in the trace at `trace`, in the order found,
 /// with the columns of `sextant export --model` (times in ns): of a folder
 /// of several hosts, every host's, with a `host` column, as export writes
-/// them. Nothing is stored (as `--no-store`).
+/// them. With `store`, read from the trace's store in the cache directory
+/// when it holds them, and kept there when found by a pass (as the
+/// command line does by default); else nothing is stored (`--no-store`).
 #[pyfunction]
-#[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, lenient = false, progress = None))]
+#[pyo3(signature = (trace, model = None, preset = None, tids = Vec::new(), process = None, lenient = false, store = false, progress = None))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments
 pub fn executions(
     py: Python<'_>,
@@ -42,6 +45,7 @@ pub fn executions(
     tids: Vec<i64>,
     process: Option<&str>,
     lenient: bool,
+    store: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(Stream, Vec<String>)> {
     let asked = request(model, preset, tids, process)?;
@@ -49,7 +53,7 @@ pub fn executions(
         lenient,
         ..OpenOptions::default()
     };
-    let session = Session::open(&trace, options, None);
+    let session = Session::open(&trace, options, cache(store));
     let found = detached(py, progress, |work| session.executions(&asked, None, work))?
         .map_err(|e| session_error(e, &trace))?;
     let rows: Vec<_> = found.executions.executions.iter().collect();
@@ -61,6 +65,11 @@ pub fn executions(
     let batch = export::executions::table(&found.executions, &rows, hosts.as_deref())
         .map_err(|e| trace_error(format!("building the executions table: {e}"), &name(&trace)))?;
     Ok((Stream::new(batch.schema(), vec![batch]), found.ran.warnings))
+}
+
+/// The cache directory's stores (`sextant analyze`'s default), or none.
+pub fn cache(store: bool) -> Option<Places> {
+    store.then(|| Places::new(None, Placement::Cache))
 }
 
 /// Every event of the trace: time, name, CPU, thread, payload as JSON.

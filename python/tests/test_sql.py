@@ -127,3 +127,20 @@ def test_a_trace_that_cannot_be_read_is_a_trace_error(cli, tmp_path):
     assert caught.value.trace == str(trace)
     assert (caught.value.file, caught.value.offset) == (where.group(1), int(where.group(2)))
     assert "table events" in str(caught.value)
+
+
+def test_store_keeps_executions_for_the_next_question(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    sextant.open(FIXTURES[0]).executions(MODEL)
+    assert not cache.exists(), "store=False stores nothing"
+    s = sextant.open(FIXTURES[0], store=True)
+    first = s.executions(MODEL)
+    units = list(cache.glob("sextant/*/model-*/executions.arrow"))
+    assert len(units) == 1, units
+    kept = units[0].stat().st_mtime_ns
+    again = s.executions(MODEL)
+    by_sql = s.sql(f"SELECT * FROM executions('{MODEL}') ORDER BY \"index\"")
+    assert units[0].stat().st_mtime_ns == kept, "read from the store, not written again"
+    assert again.to_pylist() == first.to_pylist() == by_sql.drop_columns(["host", "trace"]).to_pylist()
+    assert first.num_rows > 0
