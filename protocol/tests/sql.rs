@@ -12,22 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{command, repo_root, shared_dir};
+use common::fleet::{self, copy_tree, lines, sql};
+use common::{command, repo_root};
 use serde_json::Value;
-
-/// `src` copied to `dst`, folders with everything below them.
-fn copy_tree(src: &Path, dst: &Path) {
-    if src.is_dir() {
-        std::fs::create_dir_all(dst).unwrap();
-        for e in std::fs::read_dir(src).unwrap() {
-            let e = e.unwrap();
-            copy_tree(&e.path(), &dst.join(e.file_name()));
-        }
-    } else {
-        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        std::fs::copy(src, dst).unwrap();
-    }
-}
 
 /// A fleet in a temporary folder: its path and each trace's name (its path
 /// relative to the folder) with its source.
@@ -45,46 +32,8 @@ impl Drop for Corpus {
 fn corpus(tag: &str) -> Corpus {
     let dir = std::env::temp_dir().join(format!("sextant-sql-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let fixtures = repo_root().join("fixtures");
-    let mut picks: Vec<(&str, PathBuf)> = vec![
-        ("perf/scenario-a", fixtures.join("scenario-a/ctf")),
-        ("perf/taskset", fixtures.join("taskset/ctf")),
-        (
-            "ftrace/scenario-a.txt",
-            fixtures.join("scenario-a/trace.txt"),
-        ),
-        ("ftrace/taskset.txt", fixtures.join("taskset/trace.txt")),
-        ("tracedat/v7.dat", fixtures.join("tracedat-a/trace-v7.dat")),
-        // Copies: the same trace twice is two partitions with equal answers.
-        ("copies/1/scenario-a", fixtures.join("scenario-a/ctf")),
-        (
-            "copies/2/scenario-a.txt",
-            fixtures.join("scenario-a/trace.txt"),
-        ),
-    ];
-    match shared_dir() {
-        Some(shared) => {
-            let t = shared.join("traces");
-            picks.push(("lttng/many-threads", t.join("ctf/many-threads")));
-            picks.push(("btf/freertos.btf", t.join("btf/freertos-example.btf")));
-            picks.push(("copies/3/freertos.btf", t.join("btf/freertos-example.btf")));
-        }
-        None => common::skip_shared(),
-    }
-    let mut traces = BTreeMap::new();
-    for (name, src) in picks {
-        copy_tree(&src, &dir.join(name));
-        traces.insert(name.to_string(), src);
-    }
+    let traces = fleet::corpus(&dir, &[]);
     Corpus { dir, traces }
-}
-
-fn sql(args: &[&str]) -> Output {
-    command()
-        .arg("sql")
-        .args(args)
-        .output()
-        .expect("running sextant")
 }
 
 /// The query's answer as JSON rows; the run must succeed.
@@ -97,19 +46,6 @@ fn rows(args: &[&str]) -> (Vec<Value>, String) {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     (v.as_array().expect("one JSON array").clone(), err)
-}
-
-fn lines(cmd: &mut Command) -> u64 {
-    let out = cmd.output().expect("running the oracle");
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count() as u64
 }
 
 #[test]

@@ -12,82 +12,12 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 
-use common::{command, repo_root, shared_dir};
+use common::fleet::{self, copy_tree, lines, sql};
+use common::{command, repo_root, TempDir};
 use serde_json::Value;
-
-/// `src` copied to `dst`, folders with everything below them.
-fn copy_tree(src: &Path, dst: &Path) {
-    if src.is_dir() {
-        std::fs::create_dir_all(dst).unwrap();
-        for e in std::fs::read_dir(src).unwrap() {
-            let e = e.unwrap();
-            copy_tree(&e.path(), &dst.join(e.file_name()));
-        }
-    } else {
-        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
-        std::fs::copy(src, dst).unwrap();
-    }
-}
-
-/// A temporary folder, removed at the end.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(tag: &str) -> Temp {
-        let dir =
-            std::env::temp_dir().join(format!("sextant-cluster-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Temp(dir)
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The fleet: each trace's name (its path relative to the folder) with its
-/// source.
-fn corpus(dir: &Path) -> BTreeMap<String, PathBuf> {
-    let fixtures = repo_root().join("fixtures");
-    let mut picks: Vec<(&str, PathBuf)> = vec![
-        ("perf/scenario-a", fixtures.join("scenario-a/ctf")),
-        ("perf/scenario-b", fixtures.join("scenario-b/ctf")),
-        ("perf/taskset", fixtures.join("taskset/ctf")),
-        (
-            "ftrace/scenario-a.txt",
-            fixtures.join("scenario-a/trace.txt"),
-        ),
-        ("ftrace/taskset.txt", fixtures.join("taskset/trace.txt")),
-        ("tracedat/v7.dat", fixtures.join("tracedat-a/trace-v7.dat")),
-        // Copies: the same trace twice is two partitions with equal answers.
-        ("copies/1/scenario-a", fixtures.join("scenario-a/ctf")),
-        (
-            "copies/2/scenario-a.txt",
-            fixtures.join("scenario-a/trace.txt"),
-        ),
-    ];
-    match shared_dir() {
-        Some(shared) => {
-            let t = shared.join("traces");
-            picks.push(("lttng/many-threads", t.join("ctf/many-threads")));
-            picks.push(("btf/freertos.btf", t.join("btf/freertos-example.btf")));
-            picks.push(("copies/3/freertos.btf", t.join("btf/freertos-example.btf")));
-        }
-        None => common::skip_shared(),
-    }
-    let mut traces = BTreeMap::new();
-    for (name, src) in picks {
-        copy_tree(&src, &dir.join(name));
-        traces.insert(name.to_string(), src);
-    }
-    traces
-}
 
 /// A worker process and the file its log goes to.
 struct Worker {
@@ -134,14 +64,6 @@ impl Drop for Worker {
     }
 }
 
-fn sql(args: &[&str]) -> Output {
-    command()
-        .arg("sql")
-        .args(args)
-        .output()
-        .expect("running sextant")
-}
-
 /// The query's answer as the JSON text `sextant sql --format json` prints
 /// and as rows; the run must succeed.
 fn answer(args: &[&str]) -> (String, Vec<Value>) {
@@ -156,19 +78,6 @@ fn answer(args: &[&str]) -> (String, Vec<Value>) {
     let text = String::from_utf8(out.stdout).unwrap();
     let rows: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     (text, rows.as_array().expect("one JSON array").clone())
-}
-
-fn lines(cmd: &mut Command) -> u64 {
-    let out = cmd.output().expect("running the oracle");
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count() as u64
 }
 
 /// Each trace whose partition of `table` a worker says it executed, with
@@ -192,14 +101,14 @@ fn executed(said: &[String], table: &str) -> BTreeMap<String, usize> {
 
 #[test]
 fn the_same_answers_embedded_and_on_two_workers() {
-    let temp = Temp::new("answers");
-    let fleet = temp.0.join("fleet");
-    let traces = corpus(&fleet);
+    let temp = TempDir::new("cluster-answers");
+    let fleet = temp.path().join("fleet");
+    let traces = fleet::corpus(&fleet, &[("perf/scenario-b", "scenario-b/ctf")]);
     assert!(traces.len() >= 8, "{} traces", traces.len());
     let dir = fleet.to_str().unwrap();
     let workers = [
-        Worker::start(temp.0.join("worker1.log")),
-        Worker::start(temp.0.join("worker2.log")),
+        Worker::start(temp.path().join("worker1.log")),
+        Worker::start(temp.path().join("worker2.log")),
     ];
     let cluster = format!("{},{}", workers[0].url, workers[1].url);
     let model = r#"{"name": "switches", "mode": "same_tid", "events": [{"name": "sched_switch"}, {"name": "sched_wakeup_new"}]}"#;
@@ -367,15 +276,15 @@ fn the_same_answers_embedded_and_on_two_workers() {
 /// not in the coordinator.
 #[test]
 fn one_worker_reads_every_trace() {
-    let temp = Temp::new("one");
-    let fleet = temp.0.join("fleet");
+    let temp = TempDir::new("cluster-one");
+    let fleet = temp.path().join("fleet");
     for name in ["a.txt", "b.txt"] {
         copy_tree(
             &repo_root().join("fixtures/taskset/trace.txt"),
             &fleet.join(name),
         );
     }
-    let worker = Worker::start(temp.0.join("worker.log"));
+    let worker = Worker::start(temp.path().join("worker.log"));
     let query = "SELECT trace, count(*) AS n FROM events GROUP BY trace ORDER BY trace";
     let dir = fleet.to_str().unwrap();
     let (embedded, _) = answer(&[query, dir]);
@@ -388,8 +297,8 @@ fn one_worker_reads_every_trace() {
 
 #[test]
 fn a_worker_that_cannot_be_reached_is_named() {
-    let temp = Temp::new("unreachable");
-    let trace = temp.0.join("scenario-a.txt");
+    let temp = TempDir::new("cluster-unreachable");
+    let trace = temp.path().join("scenario-a.txt");
     std::fs::copy(repo_root().join("fixtures/scenario-a/trace.txt"), &trace).unwrap();
     // A port nothing listens on: bound, then let go.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -427,8 +336,8 @@ fn a_worker_that_cannot_be_reached_is_named() {
 /// answer a query; gone once the script is stopped.
 #[test]
 fn local_sh_starts_workers_and_stops_them() {
-    let temp = Temp::new("local");
-    let trace = temp.0.join("taskset.txt");
+    let temp = TempDir::new("cluster-local");
+    let trace = temp.path().join("taskset.txt");
     std::fs::copy(repo_root().join("fixtures/taskset/trace.txt"), &trace).unwrap();
     let mut script = Command::new("bash")
         .arg(repo_root().join("tests/cluster/local.sh"))

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod fleet;
 pub mod rpc;
 pub mod seed;
 pub mod server;
