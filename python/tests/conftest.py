@@ -34,6 +34,17 @@ def shared_traces():
     return present
 
 
+def truncated_ctf(folder):
+    """A copy of scenario-a's CTF trace in `folder` whose first stream is
+    cut short mid-packet: the trace and that stream."""
+    trace = folder / "ctf"
+    shutil.copytree(FIXTURES[0], trace)
+    stream = sorted(p for p in trace.iterdir() if "stream" in p.name)[0]
+    with open(stream, "r+b") as f:
+        f.truncate(stream.stat().st_size // 2 + 3)
+    return trace, stream
+
+
 def binary():
     """The binary CI built (SEXTANT_BIN), else the workspace's."""
     found = os.environ.get("SEXTANT_BIN")

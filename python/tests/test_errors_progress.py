@@ -3,22 +3,17 @@ callback, the GIL released during a pass, workers of Dask."""
 
 import os
 import re
-import shutil
 import threading
 import time
 
 import pytest
 
 import sextant
-from conftest import FIXTURES, MODEL, shared_traces
+from conftest import FIXTURES, MODEL, shared_traces, truncated_ctf
 
 
 def test_truncated_stream_names_file_and_offset(cli, tmp_path):
-    trace = tmp_path / "ctf"
-    shutil.copytree(FIXTURES[0], trace)
-    stream = sorted(p for p in trace.iterdir() if "stream" in p.name)[0]
-    with open(stream, "r+b") as f:
-        f.truncate(stream.stat().st_size // 2 + 3)
+    trace, stream = truncated_ctf(tmp_path)
     with pytest.raises(sextant.TraceError) as caught:
         sextant.open(str(trace)).executions("preset:running")
     said = cli("analyze", str(trace), "--preset", "running", "--no-store", raw=True, check=False)

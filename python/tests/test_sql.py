@@ -11,7 +11,7 @@ import pyarrow
 import pytest
 
 import sextant
-from conftest import FIXTURES, MODEL, ROOT, shared_traces
+from conftest import FIXTURES, MODEL, ROOT, shared_traces, truncated_ctf
 
 TRACEDAT = os.path.join(ROOT, "fixtures", "tracedat-a", "trace-v7.dat")
 #: CTF kernel, ftrace text, perf CTF (taskset) and trace.dat, side by side.
@@ -114,11 +114,7 @@ def test_query_errors_name_the_table_or_column():
 
 
 def test_a_trace_that_cannot_be_read_is_a_trace_error(cli, tmp_path):
-    trace = tmp_path / "ctf"
-    shutil.copytree(FIXTURES[0], trace)
-    stream = sorted(p for p in trace.iterdir() if "stream" in p.name)[0]
-    with open(stream, "r+b") as f:
-        f.truncate(stream.stat().st_size // 2 + 3)
+    trace, _ = truncated_ctf(tmp_path)
     with pytest.raises(sextant.TraceError) as caught:
         sextant.open([FIXTURES[1], str(trace)]).sql("SELECT count(*) FROM events")
     said = cli("sql", "SELECT count(*) FROM events", FIXTURES[1], str(trace), raw=True, check=False)
