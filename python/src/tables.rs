@@ -54,17 +54,13 @@ pub fn executions(
         ..OpenOptions::default()
     };
     let session = Session::open(&trace, options, cache(store));
-    let found = detached(py, progress, |work| session.executions(&asked, None, work))?
+    let table = detached(py, progress, |work| session.executions_table(&asked, work))?
         .map_err(|e| session_error(e, &trace))?;
-    let rows: Vec<_> = found.executions.executions.iter().collect();
-    let hosts: Option<Vec<&str>> = (found.hosts.names.len() > 1).then(|| {
-        rows.iter()
-            .map(|e| found.hosts.of(e).unwrap_or_default())
-            .collect()
-    });
-    let batch = export::executions::table(&found.executions, &rows, hosts.as_deref())
-        .map_err(|e| trace_error(format!("building the executions table: {e}"), &name(&trace)))?;
-    Ok((Stream::new(batch.schema(), vec![batch]), found.ran.warnings))
+    let schema = match table.batches.first() {
+        Some(b) => b.schema(),
+        None => export::executions::schema(""),
+    };
+    Ok((Stream::new(schema, table.batches), table.warnings))
 }
 
 /// The cache directory's stores (`sextant analyze`'s default), or none.

@@ -139,4 +139,6 @@ def test_store_keeps_executions_for_the_next_question(tmp_path, monkeypatch):
     by_sql = s.sql(f"SELECT * FROM executions('{MODEL}') ORDER BY \"index\"")
     assert units[0].stat().st_mtime_ns == kept, "read from the store, not written again"
     assert again.to_pylist() == first.to_pylist() == by_sql.drop_columns(["host", "trace"]).to_pylist()
+    # The stored arrays handed on keep the table's schema, metadata too.
+    assert again.schema.equals(first.schema, check_metadata=True)
     assert first.num_rows > 0

@@ -14,10 +14,8 @@ use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
 use datafusion::common::{plan_err, ScalarValue};
 use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
-use sextant_engine::analysis::executions::Execution;
 use sextant_engine::analysis::model::request::Request;
 use sextant_engine::analysis::model::{parse_model, Preset, ThreadFilter};
-use sextant_engine::export;
 use sextant_engine::hosts::HostPick;
 use sextant_engine::run::Work;
 use sextant_engine::session::executions::Source;
@@ -93,7 +91,7 @@ pub(crate) fn asked(text: &str) -> Result<Asked, String> {
     })
 }
 
-/// The executions of `asked` in `trace` as one batch of `analyze`'s
+/// The executions of `asked` in `trace` as batches of `analyze`'s
 /// columns (`host` and `trace` not yet before them), as the engine's front
 /// door gives them: from the trace's store when it keeps them, else found
 /// by a pass and kept there. What the trace lacks for the model is one
@@ -103,17 +101,16 @@ pub(crate) fn of_trace(
     trace: &Trace,
     reading: &Reading,
     work: &Work<'_>,
-) -> Result<RecordBatch, Failure> {
+) -> Result<Vec<RecordBatch>, Failure> {
     let session = Session::open(&trace.path, reading.options, reading.places.clone());
-    let found = session.host_executions(&asked.request, HostPick::Sole, None, work)?;
+    let found = session.host_executions_table(&asked.request, HostPick::Sole, work)?;
     reading.log.counted(found.source == Source::Store);
     reading.log.warn_all(trace, &found.notes);
     // The reader's and the census's warnings, as one line per trace.
-    if !found.ran.warnings.is_empty() {
-        reading.log.warn(trace, &found.ran.warnings.join("; "));
+    if !found.warnings.is_empty() {
+        reading.log.warn(trace, &found.warnings.join("; "));
     }
-    let rows: Vec<&Execution> = found.executions.executions.iter().collect();
-    Ok(export::executions::table(&found.executions, &rows, None)?)
+    Ok(found.batches)
 }
 
 #[cfg(test)]

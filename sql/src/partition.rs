@@ -253,8 +253,11 @@ pub(crate) fn produce(
             read_back(&file, emit)
         }
         Kind::Executions(asked) => {
-            let batch = executions::of_trace(asked, trace, reading, &work)?;
-            emit(batch);
+            for batch in executions::of_trace(asked, trace, reading, &work)? {
+                if !emit(batch) {
+                    break;
+                }
+            }
             Ok(())
         }
         Kind::Tasks(options) => {

@@ -6,12 +6,15 @@
 
 use std::path::PathBuf;
 
+use arrow_array::RecordBatch;
+
 use super::hosts::{self, HostsOf};
 use super::{Error, InHost, Session};
-use crate::analysis::executions::{Executions, Merged};
+use crate::analysis::executions::{Execution, Executions, Merged};
 use crate::analysis::model::census::TraceFacts;
 use crate::analysis::model::request::{self, FindError, Request};
 use crate::analysis::model::ExecutionModel;
+use crate::export;
 use crate::hosts::HostPick;
 use crate::reader::OpenOptions;
 use crate::run::{Ran, Work};
@@ -187,6 +190,79 @@ impl Session {
             }
         }
         Ok(found)
+    }
+}
+
+/// A model's executions as the executions table (`export::executions`,
+/// `schemas/exports.md`).
+#[derive(Debug)]
+pub struct Table {
+    pub batches: Vec<RecordBatch>,
+    /// The pass's warnings (kept in the store with the executions).
+    pub warnings: Vec<String>,
+    pub source: Source,
+    /// The store's notes (see [`HostExecutions::notes`]).
+    pub notes: Vec<String>,
+}
+
+impl Session {
+    /// [`Session::host_executions`] as the executions table. Executions the
+    /// store keeps are handed on as its arrays, never read into
+    /// executions: what SQL and Python ask of many traces or many rows.
+    pub fn host_executions_table(
+        &self,
+        asked: &Request,
+        pick: HostPick,
+        work: &Work<'_>,
+    ) -> Result<Table, Error> {
+        if let Some(store) = self.store().filter(|_| pick == HostPick::Sole) {
+            let key = Key::of(&asked.target);
+            // A stored answer that cannot be used is noted by the pass
+            // below, which meets it again.
+            if let Ok(Some(stored)) =
+                StoredExecutions::load_table(&store, &key, self.options.lenient)
+            {
+                return Ok(Table {
+                    batches: stored.batches,
+                    warnings: stored.warnings,
+                    source: Source::Store,
+                    notes: Vec::new(),
+                });
+            }
+        }
+        let found = self.host_executions(asked, pick, None, work)?;
+        let rows: Vec<&Execution> = found.executions.executions.iter().collect();
+        Ok(Table {
+            batches: vec![export::executions::table(&found.executions, &rows, None)?],
+            warnings: found.ran.warnings,
+            source: found.source,
+            notes: found.notes,
+        })
+    }
+
+    /// [`Session::executions`] as the executions table: of a trace of
+    /// several hosts, every host's, with a `host` column, as `export`
+    /// writes them.
+    pub fn executions_table(&self, asked: &Request, work: &Work<'_>) -> Result<Table, Error> {
+        if let [(pick, _)] = hosts::each(&self.trace, None)?[..] {
+            return self.host_executions_table(asked, pick, work);
+        }
+        let found = self.executions(asked, None, work)?;
+        let rows: Vec<&Execution> = found.executions.executions.iter().collect();
+        let names: Vec<&str> = rows
+            .iter()
+            .map(|e| found.hosts.of(e).unwrap_or_default())
+            .collect();
+        Ok(Table {
+            batches: vec![export::executions::table(
+                &found.executions,
+                &rows,
+                Some(&names),
+            )?],
+            warnings: found.ran.warnings,
+            source: Source::Pass { kept: None },
+            notes: found.notes,
+        })
     }
 }
 

@@ -130,6 +130,38 @@ pub(super) fn read(batches: &[RecordBatch]) -> Result<Vec<Execution>, String> {
     nest(rows)
 }
 
+/// The executions table (`export::executions::table` of one host, the
+/// model named `name`) of batches of `schema()`'s columns, the stored
+/// arrays handed on as they are: `Ok(None)` when a row is nested in
+/// another (the table then lists only the outer ones, which [`read`]
+/// sorts out).
+pub(super) fn as_exported(
+    batches: &[RecordBatch],
+    name: &str,
+) -> Result<Option<Vec<RecordBatch>>, String> {
+    use arrow_array::Array;
+    let expected = schema();
+    let exported = exported::schema(name);
+    let own: Vec<usize> = (0..exported.fields().len()).collect();
+    let mut out = Vec::with_capacity(batches.len());
+    for b in batches {
+        if b.schema().fields() != expected.fields() {
+            return Err("its columns are not the stored executions table's".to_string());
+        }
+        let parent = b.column(own.len());
+        if parent.null_count() != parent.len() {
+            return Ok(None);
+        }
+        let columns = b
+            .project(&own)
+            .map_err(|e| e.to_string())?
+            .columns()
+            .to_vec();
+        out.push(RecordBatch::try_new(exported.clone(), columns).map_err(|e| e.to_string())?);
+    }
+    Ok(Some(out))
+}
+
 /// Moves each row into its parent's nested executions. Rows come after
 /// their parent: taken from the last one back, a row has all of its own
 /// nested rows (taken before it, in reverse) when it moves.
@@ -207,6 +239,27 @@ mod tests {
         let b = batch(&list).unwrap();
         assert_eq!(b.num_rows(), 7);
         assert_eq!(read(&[b]).unwrap(), list);
+    }
+
+    #[test]
+    fn flat_rows_are_the_exported_table_and_nested_ones_are_not() {
+        let flat = vec![execution(0, vec![], None), execution(1, vec![], None)];
+        let tables = as_exported(&[batch(&flat).unwrap()], "m").unwrap().unwrap();
+        let rows: Vec<&Execution> = flat.iter().collect();
+        let exported = crate::export::executions::table(
+            &crate::analysis::executions::Executions {
+                name: "m".to_string(),
+                executions: flat.clone(),
+                incomplete: 0,
+                deadline: None,
+            },
+            &rows,
+            None,
+        )
+        .unwrap();
+        assert_eq!(tables, vec![exported]);
+        let nested = batch(&[execution(0, vec![execution(0, vec![], None)], None)]).unwrap();
+        assert_eq!(as_exported(&[nested], "m").unwrap(), None);
     }
 
     #[test]

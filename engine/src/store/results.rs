@@ -13,6 +13,7 @@
 
 use std::path::PathBuf;
 
+use arrow_array::RecordBatch;
 use serde::{Deserialize, Serialize};
 
 use super::execution_table;
@@ -118,6 +119,14 @@ pub fn unit(key: &Key, lenient: bool) -> String {
     format!("{PREFIX}{:016x}", h.0)
 }
 
+/// Stored executions as the executions table ([`StoredExecutions::load_table`]).
+#[derive(Debug)]
+pub struct StoredTable {
+    pub batches: Vec<RecordBatch>,
+    /// The warnings they were kept with.
+    pub warnings: Vec<String>,
+}
+
 impl StoredExecutions {
     /// Stores them for `key`; returns the unit's directory.
     pub fn save(
@@ -169,6 +178,34 @@ impl StoredExecutions {
         let (d, stored) = Self::read(found)?;
         // Two keys whose hashes collide.
         Ok((d.key == *key && d.lenient == lenient).then_some(stored))
+    }
+
+    /// The stored executions of `key` as the executions table of one host
+    /// (`export::executions::table`), the stored arrays handed on without
+    /// reading them into executions, with the warnings they were kept
+    /// with: `Ok(None)` when none are stored or some are nested (then
+    /// [`StoredExecutions::load`] reads them).
+    pub fn load_table(
+        store: &TraceStore,
+        key: &Key,
+        lenient: bool,
+    ) -> Result<Option<StoredTable>, Unusable> {
+        let Some(mut found) = store.find(&unit(key, lenient))? else {
+            return Ok(None);
+        };
+        let d: Details = serde_json::from_value(found.details.clone())
+            .map_err(|e| found.corrupt("manifest.json", e.to_string()))?;
+        // Two keys whose hashes collide.
+        if d.model != key.0 || d.lenient != lenient {
+            return Ok(None);
+        }
+        let batches = found.table(TABLE)?;
+        let table =
+            execution_table::as_exported(&batches, &d.name).map_err(|e| found.corrupt(TABLE, e))?;
+        Ok(table.map(|batches| StoredTable {
+            batches,
+            warnings: d.warnings,
+        }))
     }
 
     /// A unit's executions, with the details they were kept with.
