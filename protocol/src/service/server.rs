@@ -10,6 +10,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
 use sextant_engine::hosts::Host;
+use sextant_engine::session::timeline;
+use sextant_engine::session::Session;
 
 use super::cache::{Cache, DEFAULT_ENTRIES};
 use super::configs::Store;
@@ -376,10 +378,19 @@ impl Service {
             )
             .with("experiment", e.to_json()));
         }
+        let sessions: Vec<Session> = traces
+            .iter()
+            .map(|t| self.results.session(&t.path))
+            .collect();
+        let (timeline, note) = timeline::of(&sessions);
+        if let Some(note) = note {
+            eprintln!("sextant: experiment {name}: {note}");
+        }
         let entry = Arc::new(ExperimentEntry {
             uuid,
             name: name.to_string(),
             traces,
+            timeline,
         });
         reg.experiments.push(entry.clone());
         drop(reg);
