@@ -225,16 +225,20 @@ fn analyzed(root: &Path, model: &Path, cache: &Path) -> Times {
     v
 }
 
+/// What a server served for an experiment of several hosts' traces.
+struct Served {
+    exp: Value,
+    /// Of each model posted, from its executions table.
+    executions: Vec<Times>,
+    /// Of the events table's first lines.
+    times: Vec<i64>,
+    /// Each host of the thread status tree: (label, start).
+    hosts: Vec<(String, i64)>,
+}
+
 /// What a server (with `cache`) serves for an experiment of the traces
-/// `hosts`: the experiment, the executions of `model` posted under each of
-/// `names` from its executions table, and the times of the events table's
-/// first lines.
-fn served(
-    hosts: &[PathBuf],
-    model: &Value,
-    names: &[&str],
-    cache: &Path,
-) -> (Value, Vec<Times>, Vec<i64>) {
+/// `hosts`, the model posted under each of `names`.
+fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Served {
     let folder = hosts[0].parent().unwrap().to_str().unwrap();
     let srv = Server::start_with(&[
         "--cache-dir",
@@ -308,7 +312,29 @@ fn served(
         .iter()
         .map(|l| cell(l, 0))
         .collect();
-    (exp, executions, times)
+    let (st, tree) = srv.post(
+        &format!("{base}/timeGraph/org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider/tree"),
+        &json!({"parameters": {}}),
+    );
+    assert_eq!(st, 200, "{tree}");
+    let hosts = tree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["parentId"] == -1)
+        .map(|e| {
+            (
+                e["labels"][0].as_str().unwrap().to_string(),
+                e["start"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    Served {
+        exp,
+        executions,
+        times,
+        hosts,
+    }
 }
 
 /// A TSP experiment of synctraces' two hosts (each trace opened on its
@@ -334,7 +360,9 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
 
     let own = analyzed(&root, &model_file, &cache);
     assert!(own.len() > 100, "{}", own.len());
-    let (exp, executions, _) = served(&hosts, &model, &["wakeups"], &cache);
+    let Served {
+        exp, executions, ..
+    } = served(&hosts, &model, &["wakeups"], &cache);
     assert_eq!(executions[0], own, "no sync stored: each host's own times");
     let own_start = exp["start"].as_i64().unwrap();
 
@@ -358,7 +386,12 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
     assert_ne!(corrected, own, "VM1's times moved");
     // "wakeups" as the store kept it (each trace's own times), and a model
     // found again.
-    let (exp, executions, times) = served(&hosts, &model, &["wakeups", "again"], &cache);
+    let Served {
+        exp,
+        executions,
+        times,
+        hosts: tree,
+    } = served(&hosts, &model, &["wakeups", "again"], &cache);
     assert_eq!(
         executions[0], corrected,
         "kept: the served times are analyze's"
@@ -367,7 +400,8 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
         executions[1], corrected,
         "found: the served times are analyze's"
     );
-    let starts: Vec<i64> = exp["traces"]
+    // Each host's first event, corrected (VM1 recorded scp_src).
+    let mut firsts: Vec<(String, i64)> = exp["traces"]
         .as_array()
         .unwrap()
         .iter()
@@ -377,12 +411,18 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
             } else {
                 "VM3"
             };
-            on_reference(&doc, host, t["start"].as_i64().unwrap())
+            let first = on_reference(&doc, host, t["start"].as_i64().unwrap());
+            (host.to_string(), first)
         })
         .collect();
     let start = exp["start"].as_i64().unwrap();
-    assert_eq!(start, *starts.iter().min().unwrap());
+    assert_eq!(start, firsts.iter().map(|f| f.1).min().unwrap());
     assert_ne!(start, own_start);
     assert_eq!(times[0], start, "the first event's corrected time");
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    // The thread status tree: each host from its first event.
+    firsts.sort();
+    let mut tree = tree;
+    tree.sort();
+    assert_eq!(tree, firsts);
 }
