@@ -361,6 +361,15 @@ impl Service {
                 traces.push(t);
             }
         }
+        // Reads each trace's store: before the registry is locked.
+        let sessions: Vec<Session> = traces
+            .iter()
+            .map(|t| self.results.session(&t.path))
+            .collect();
+        let (timeline, note) = timeline::of(&sessions);
+        if let Some(note) = note {
+            eprintln!("sextant: experiment {name}: {note}");
+        }
         let uuid = uuid_of("experiment", name);
         let mut reg = self.registry.write().expect("not poisoned");
         if let Some(e) = reg.experiments.iter().find(|e| e.uuid == uuid) {
@@ -377,14 +386,6 @@ impl Service {
                 format!("an experiment named {name} already exists with other traces"),
             )
             .with("experiment", e.to_json()));
-        }
-        let sessions: Vec<Session> = traces
-            .iter()
-            .map(|t| self.results.session(&t.path))
-            .collect();
-        let (timeline, note) = timeline::of(&sessions);
-        if let Some(note) = note {
-            eprintln!("sextant: experiment {name}: {note}");
         }
         let entry = Arc::new(ExperimentEntry {
             uuid,
