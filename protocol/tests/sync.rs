@@ -4,10 +4,12 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use common::server::Server;
 use common::{copy_into, run_json, sextant, shared_dir, skip_shared, valid_json_output, TempDir};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// VM1's time `t` on VM3's clock, by the correction in a `sync` output.
 fn on_reference(doc: &Value, host: &str, t: i64) -> i64 {
@@ -186,4 +188,241 @@ fn analyze_uses_the_stored_timeline() {
     moved.sort();
     assert_eq!(moved, after);
     assert!(before != after, "VM1's times moved");
+}
+
+/// Every execution with the times it is served or printed with:
+/// (tid, start, end, duration), sorted.
+type Times = Vec<(i64, i64, i64, i64)>;
+
+/// A model every host of synctraces has executions of: a wake-up to the
+/// woken thread's switch onto a CPU.
+const WAKEUP_MODEL: &str = r#"{"name": "wakeup to run", "events": [
+    {"name": "sched_wakeup", "fields": {"tid": "$tid"}},
+    {"name": "sched_switch", "fields": {"next_tid": "$tid"}}]}"#;
+
+/// `analyze`'s executions of `model` in the folder `root`, with `cache`.
+fn analyzed(root: &Path, model: &Path, cache: &Path) -> Times {
+    let doc = run_json(&[
+        "analyze",
+        root.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--format",
+        "json",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    let mut v: Times = doc["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let n = |k: &str| e[k].as_i64().unwrap();
+            (n("tid"), n("start"), n("end"), n("duration"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// What a server served for an experiment of several hosts' traces.
+struct Served {
+    exp: Value,
+    /// Of each model posted, from its executions table.
+    executions: Vec<Times>,
+    /// Of the events table's first lines.
+    times: Vec<i64>,
+    /// Each host of the thread status tree: (label, start).
+    hosts: Vec<(String, i64)>,
+}
+
+/// What a server (with `cache`) serves for an experiment of the traces
+/// `hosts`, the model posted under each of `names`.
+fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Served {
+    let folder = hosts[0].parent().unwrap().to_str().unwrap();
+    let srv = Server::start_with(&[
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--allow-root",
+        folder,
+    ]);
+    let mut uuids = Vec::new();
+    for (k, h) in hosts.iter().enumerate() {
+        let (st, trace) = srv.post(
+            "/traces",
+            &json!({"parameters": {"name": format!("host{k}"), "uri": h.to_str().unwrap()}}),
+        );
+        assert_eq!(st, 200, "{trace}");
+        uuids.push(trace["UUID"].as_str().unwrap().to_string());
+    }
+    let (st, exp) = srv.post(
+        "/experiments",
+        &json!({"parameters": {"name": "two hosts", "traces": uuids}}),
+    );
+    assert_eq!(st, 200, "{exp}");
+    let euuid = exp["UUID"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let exp = loop {
+        let (_, exp) = srv.get(&format!("/experiments/{euuid}"));
+        match exp["indexingStatus"].as_str().unwrap() {
+            "COMPLETED" => break exp,
+            "RUNNING" if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => panic!("indexing: {exp}"),
+        }
+    };
+    let base = format!("/experiments/{euuid}/outputs");
+    let cell = |l: &Value, c: usize| -> i64 {
+        l["cells"][c]["content"].as_str().unwrap().parse().unwrap()
+    };
+    let mut executions = Vec::new();
+    for name in names {
+        let (st, created) = srv.post(
+            &format!("{base}/sextant.executions"),
+            &json!({"name": name, "sourceTypeId": "sextant.execution-model", "parameters": model}),
+        );
+        assert_eq!(st, 200, "{created}");
+        let config = created["id"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("sextant.executions.comparison:")
+            .unwrap()
+            .to_string();
+        let (st, lines) = srv.post(
+            &format!("{base}/table/sextant.executions.table:{config}/lines"),
+            &json!({"parameters": {"requested_table_index": 0, "requested_table_count": 100000}}),
+        );
+        assert_eq!(st, 200, "{lines}");
+        let mut found: Times = lines["model"]["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (cell(l, 8), cell(l, 1), cell(l, 2), cell(l, 3)))
+            .collect();
+        found.sort();
+        executions.push(found);
+    }
+    let (st, events) = srv.post(
+        &format!("{base}/table/org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider/lines"),
+        &json!({"parameters": {"requested_table_index": 0, "requested_table_count": 500}}),
+    );
+    assert_eq!(st, 200, "{events}");
+    let times = events["model"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| cell(l, 0))
+        .collect();
+    let (st, tree) = srv.post(
+        &format!("{base}/timeGraph/org.eclipse.tracecompass.internal.analysis.os.linux.core.threadstatus.ThreadStatusDataProvider/tree"),
+        &json!({"parameters": {}}),
+    );
+    assert_eq!(st, 200, "{tree}");
+    let hosts = tree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["parentId"] == -1)
+        .map(|e| {
+            (
+                e["labels"][0].as_str().unwrap().to_string(),
+                e["start"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    Served {
+        exp,
+        executions,
+        times,
+        hosts,
+    }
+}
+
+/// A TSP experiment of synctraces' two hosts (each trace opened on its
+/// own): before `sync`, every time is its host's own, as `analyze` prints
+/// them; after, the executions table holds `analyze`'s corrected times,
+/// the experiment starts at its earliest corrected event, and the events
+/// table merges both hosts on that timeline.
+#[test]
+fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-served");
+    let root = tmp.path().join("synctraces");
+    std::fs::create_dir_all(&root).unwrap();
+    let hosts: Vec<PathBuf> = ["scp_src", "scp_dest"]
+        .iter()
+        .map(|h| copy_into(&shared.join("traces/ctf/synctraces").join(h), &root))
+        .collect();
+    let cache = tmp.path().join("cache");
+    let model_file = tmp.write("wakeup.json", WAKEUP_MODEL);
+    let model: Value = serde_json::from_str(WAKEUP_MODEL).unwrap();
+
+    let own = analyzed(&root, &model_file, &cache);
+    assert!(own.len() > 100, "{}", own.len());
+    let Served {
+        exp, executions, ..
+    } = served(&hosts, &model, &["wakeups"], &cache);
+    assert_eq!(executions[0], own, "no sync stored: each host's own times");
+    let own_start = exp["start"].as_i64().unwrap();
+
+    // The folder's store for analyze, each trace's for the server.
+    let mut args = vec!["sync", root.to_str().unwrap()];
+    let cache_s = cache.to_str().unwrap();
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    let doc = run_json(&args);
+    let mut args = vec!["sync"];
+    args.extend(hosts.iter().map(|h| h.to_str().unwrap()));
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    let by_trace = run_json(&args);
+    let t = 1_361_214_076_535_112_167i64;
+    assert_eq!(
+        on_reference(&doc, "VM1", t),
+        on_reference(&by_trace, "VM1", t),
+        "one timeline, however the traces are given"
+    );
+
+    let corrected = analyzed(&root, &model_file, &cache);
+    assert_ne!(corrected, own, "VM1's times moved");
+    // "wakeups" as the store kept it (each trace's own times), and a model
+    // found again.
+    let Served {
+        exp,
+        executions,
+        times,
+        hosts: tree,
+    } = served(&hosts, &model, &["wakeups", "again"], &cache);
+    assert_eq!(
+        executions[0], corrected,
+        "kept: the served times are analyze's"
+    );
+    assert_eq!(
+        executions[1], corrected,
+        "found: the served times are analyze's"
+    );
+    // Each host's first event, corrected (VM1 recorded scp_src).
+    let mut firsts: Vec<(String, i64)> = exp["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let host = if t["path"].as_str().unwrap().ends_with("scp_src") {
+                "VM1"
+            } else {
+                "VM3"
+            };
+            let first = on_reference(&doc, host, t["start"].as_i64().unwrap());
+            (host.to_string(), first)
+        })
+        .collect();
+    let start = exp["start"].as_i64().unwrap();
+    assert_eq!(start, firsts.iter().map(|f| f.1).min().unwrap());
+    assert_ne!(start, own_start);
+    assert_eq!(times[0], start, "the first event's corrected time");
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    // The thread status tree: each host from its first event.
+    firsts.sort();
+    let mut tree = tree;
+    tree.sort();
+    assert_eq!(tree, firsts);
 }

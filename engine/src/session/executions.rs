@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use arrow_array::RecordBatch;
 
 use super::hosts::{self, HostsOf};
+use super::timeline::Timeline;
 use super::{Error, InHost, Session};
 use crate::analysis::executions::{Execution, Executions, Merged};
 use crate::analysis::model::census::TraceFacts;
@@ -286,10 +287,12 @@ pub struct TraceFailure {
 
 /// `asked`'s executions in each session's trace (the sole host of each),
 /// each read from its store or found by a pass and stored there under
-/// `label`, each pass an equal share of `work`; merged in start order
-/// (ties by end, then thread) and numbered again.
+/// `label`, each pass an equal share of `work`; put on `timeline` (the
+/// store keeps each trace's own times), merged in start order (ties by
+/// end, then thread) and numbered again.
 pub fn in_traces(
     sessions: &[Session],
+    timeline: &Timeline,
     asked: &Request,
     label: Option<&Label>,
     work: &Work<'_>,
@@ -301,7 +304,9 @@ pub fn in_traces(
                 session.host_executions(asked, HostPick::Sole, label, w)
             })
             .map_err(|error| TraceFailure { trace, error })?;
-        parts.push(one.executions);
+        let mut executions = one.executions;
+        timeline.retime(trace, &mut executions);
+        parts.push(executions);
         sources.push(one.source);
         notes.extend(one.notes.into_iter().map(|n| (trace, n)));
     }

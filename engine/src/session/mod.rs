@@ -19,6 +19,7 @@ pub mod sequences;
 pub mod states;
 pub mod stored;
 pub mod tasks;
+pub mod timeline;
 pub mod viewport;
 
 /// Whatever stopped an answer, with its causes as `source()`s.

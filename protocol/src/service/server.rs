@@ -10,6 +10,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
 use sextant_engine::hosts::Host;
+use sextant_engine::session::timeline;
+use sextant_engine::session::Session;
 
 use super::cache::{Cache, DEFAULT_ENTRIES};
 use super::configs::Store;
@@ -359,6 +361,15 @@ impl Service {
                 traces.push(t);
             }
         }
+        // Reads each trace's store: before the registry is locked.
+        let sessions: Vec<Session> = traces
+            .iter()
+            .map(|t| self.results.session(&t.path))
+            .collect();
+        let (timeline, note) = timeline::of(&sessions);
+        if let Some(note) = note {
+            eprintln!("sextant: experiment {name}: {note}");
+        }
         let uuid = uuid_of("experiment", name);
         let mut reg = self.registry.write().expect("not poisoned");
         if let Some(e) = reg.experiments.iter().find(|e| e.uuid == uuid) {
@@ -380,6 +391,7 @@ impl Service {
             uuid,
             name: name.to_string(),
             traces,
+            timeline,
         });
         reg.experiments.push(entry.clone());
         drop(reg);

@@ -9,6 +9,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
 use sextant_engine::hosts::Host;
+use sextant_engine::session::timeline::Timeline;
 use sextant_engine::store::Places;
 use uuid::Uuid;
 
@@ -106,6 +107,9 @@ pub struct ExperimentEntry {
     pub uuid: Uuid,
     pub name: String,
     pub traces: Vec<Arc<TraceEntry>>,
+    /// Where each trace's times go on the experiment's one timeline (the
+    /// one `sextant sync` stored, found when the experiment was created).
+    pub timeline: Timeline,
 }
 
 /// An experiment's traces all indexed, or why not.
@@ -138,18 +142,17 @@ impl ExperimentEntry {
     }
 
     /// The experiment's time range as its model gives it (the traces that
-    /// have events, merged), and its event count.
-    fn span_of(traces: &[Value]) -> (Option<(i64, i64)>, u64) {
+    /// have events, merged, on the experiment's timeline), and its event
+    /// count.
+    fn span_of(&self, traces: &[Value]) -> (Option<(i64, i64)>, u64) {
         let mut span: Option<(i64, i64)> = None;
         let mut events = 0u64;
-        for t in traces {
+        for (k, t) in traces.iter().enumerate() {
             let n = t["nbEvents"].as_u64().unwrap_or(0);
             events += n;
             if n > 0 {
-                let (s, e) = (
-                    t["start"].as_i64().unwrap_or(0),
-                    t["end"].as_i64().unwrap_or(0),
-                );
+                let time = |key: &str| self.timeline.shared(k, t[key].as_i64().unwrap_or(0));
+                let (s, e) = (time("start"), time("end"));
                 span = Some(span.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
             }
         }
@@ -160,13 +163,13 @@ impl ExperimentEntry {
     /// (`start` and `end` of its model), once some trace has events.
     pub fn span(&self) -> Option<(i64, i64)> {
         let traces: Vec<Value> = self.traces.iter().map(|t| t.to_json()).collect();
-        Self::span_of(&traces).0
+        self.span_of(&traces).0
     }
 
     /// The `Experiment` model: traces merged (time range, event count).
     pub fn to_json(&self) -> Value {
         let traces: Vec<Value> = self.traces.iter().map(|t| t.to_json()).collect();
-        let (span, events) = Self::span_of(&traces);
+        let (span, events) = self.span_of(&traces);
         let (start, end) = span.unzip();
         let (status, message) = match self.readiness() {
             Readiness::Ready(_) => ("COMPLETED", format!("Completed: {events} events")),

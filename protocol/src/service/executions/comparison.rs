@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 use sextant_engine::analysis::executions::{Execution, SortKey};
+use sextant_engine::sync::Correction;
 
 use super::found::Found;
 use crate::service::filters::StateFilter;
@@ -22,21 +23,29 @@ pub const PREFIX: &str = "sextant.executions.comparison";
 
 pub struct Comparison(pub Arc<Found>);
 
-/// The measured thread's states during `x`, on a time axis starting at 0.
-fn relative_row(indexes: &[Arc<TraceIndex>], ti: usize, x: &Execution) -> ThreadRow {
+/// The measured thread's states during `x` (on the experiment's timeline,
+/// `own` taking it back to its trace's clock, where the states are), on a
+/// time axis starting at 0.
+fn relative_row(
+    indexes: &[Arc<TraceIndex>],
+    ti: usize,
+    x: &Execution,
+    own: Correction,
+) -> ThreadRow {
+    let (start, end) = (own.apply(x.start), own.apply(x.end));
     let mut intervals = Vec::new();
     if let Some(ix) = indexes.get(ti) {
-        for r in ix.rows_of(x.tid, x.start, x.end) {
-            let first = r.states.ending_by(x.start);
+        for r in ix.rows_of(x.tid, start, end) {
+            let first = r.states.ending_by(start);
             for iv in r.states.starting_at(first) {
-                if iv.start >= x.end {
+                if iv.start >= end {
                     break;
                 }
-                let (s, e) = (iv.start.max(x.start), iv.end.min(x.end));
+                let (s, e) = (iv.start.max(start), iv.end.min(end));
                 if e > s {
                     intervals.push(Interval {
-                        start: s - x.start,
-                        end: e - x.start,
+                        start: s - start,
+                        end: e - start,
                         state: iv.state,
                     });
                 }
@@ -142,7 +151,8 @@ impl Output for Comparison {
         let rows: Vec<DrawnRow> = wanted
             .into_iter()
             .map(|x| {
-                let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
+                let ti = d.merged.trace_of[x.index];
+                let row = relative_row(&indexes, ti, x, q.exp.timeline.of(ti).inverse());
                 let states = sample_states(
                     row.intervals[..].into(),
                     &Pyramid::default(),
@@ -181,7 +191,8 @@ impl Output for Comparison {
         tip.insert("Duration (ns)".into(), json!(x.duration.to_string()));
         tip.insert("TID".into(), json!(x.tid.to_string()));
         if let (Some(&t), Ok(indexes)) = (times.first(), q.exp.indexes()?) {
-            let row = relative_row(&indexes, d.merged.trace_of[x.index], x);
+            let ti = d.merged.trace_of[x.index];
+            let row = relative_row(&indexes, ti, x, q.exp.timeline.of(ti).inverse());
             if let Some(iv) = States::from(&row.intervals[..]).at(t) {
                 tip.insert("State".into(), json!(state_name(iv.state)));
                 tip.insert(
@@ -244,7 +255,7 @@ mod tests {
             nested: vec![],
             btf: None,
         };
-        let row = relative_row(&[Arc::new(ix)], 0, &x);
+        let row = relative_row(&[Arc::new(ix)], 0, &x, Correction::IDENTITY);
         assert_eq!(
             row.intervals,
             vec![

@@ -134,7 +134,7 @@ pub fn find(e: &ExperimentEntry, target: &Target, work: &Work<'_>) -> Result<Mer
         .into_iter()
         .map(|p| Session::open(p, OpenOptions::default(), None))
         .collect();
-    in_traces(&sessions, &asked(target.clone()), None, work)
+    in_traces(&sessions, &e.timeline, &asked(target.clone()), None, work)
         .map(|found| found.merged)
         .map_err(|f| failure(e, f))
 }
@@ -150,8 +150,8 @@ fn find_stored(
 ) -> Result<Merged> {
     let sessions: Vec<Session> = e.paths().into_iter().map(|p| results.session(p)).collect();
     let target = Target::Model(Box::new(model.clone()));
-    let found =
-        in_traces(&sessions, &asked(target), Some(label), work).map_err(|f| failure(e, f))?;
+    let found = in_traces(&sessions, &e.timeline, &asked(target), Some(label), work)
+        .map_err(|f| failure(e, f))?;
     for (trace, n) in found.notes {
         eprintln!(
             "sextant: warning: {}: {n}",
@@ -216,6 +216,10 @@ fn restored(
     let mut kept = vec![first];
     for path in exp.paths().into_iter().skip(1) {
         kept.push(results.session(path).kept_executions(&request, &label)?);
+    }
+    // The stores keep each trace's own times.
+    for (trace, executions) in kept.iter_mut().enumerate() {
+        exp.timeline.retime(trace, executions);
     }
     let merged = Merged::of(&target, kept);
     for _ in &exp.traces {

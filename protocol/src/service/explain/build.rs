@@ -9,6 +9,7 @@ use sextant_engine::analysis::explain::graph::Context;
 use sextant_engine::analysis::explain::path::PathState;
 use sextant_engine::analysis::explain::{self, Explanation};
 use sextant_engine::duration::human;
+use sextant_engine::sync::Correction;
 
 /// Style keys of the complement's runners.
 pub const INVERSION: &str = "inversion";
@@ -46,6 +47,20 @@ pub struct TimeGraph {
     pub headers: &'static [(&'static str, &'static str)],
     pub rows: Vec<Row>,
     pub arrows: Vec<Arrow>,
+}
+
+impl TimeGraph {
+    /// The graph (drawn in its trace's clock) on the experiment's timeline.
+    pub fn moved(mut self, on: Correction) -> TimeGraph {
+        for s in self.rows.iter_mut().flat_map(|r| &mut r.states) {
+            s.start = on.apply(s.start);
+            s.end = on.apply(s.end);
+        }
+        for a in &mut self.arrows {
+            a.time = on.apply(a.time);
+        }
+        self
+    }
 }
 
 /// A line of the related-threads tree.

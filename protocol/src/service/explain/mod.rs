@@ -20,17 +20,18 @@ use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
-use sextant_engine::analysis::executions::Target;
+use sextant_engine::analysis::executions::{Execution, Target};
 use sextant_engine::analysis::explain::{self, pick};
 use sextant_engine::hosts::HostPick;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::RunError;
 use sextant_engine::session::Session;
+use sextant_engine::sync;
 
 use super::executions;
 use super::params::{ErrorKind, Result, ServiceError};
 use super::provider::{make_all, make_one, ConfigKind, Configuration, Creation, Maker, Output};
-use super::traces::{cannot_run, uuid_of};
+use super::traces::{cannot_run, uuid_of, ExperimentEntry};
 use graphs::{Drawn, GraphOutput};
 use request::{Asked, Subject};
 
@@ -136,20 +137,31 @@ impl ConfigKind for Explanations {
             );
         }
         let path = build::critical_path(&explanation, &req);
+        // Read in the trace's clock, drawn on the experiment's timeline.
+        let on = c.exp.timeline.of(trace);
         Ok(Arc::new(Explained {
             configuration: c.posted.configuration(&id, EXPLAIN),
-            start: req.start,
-            end: req.end,
+            start: on.apply(req.start),
+            end: on.apply(req.end),
             diagnosis,
-            complement: build::complement(&explanation, &req, &path),
-            facilities: build::facilities(&explanation),
+            complement: build::complement(&explanation, &req, &path).moved(on),
+            facilities: build::facilities(&explanation).moved(on),
             relations: build::relations(&explanation, req.tid),
-            path,
+            path: path.moved(on),
         }))
     }
 }
 
-/// The trace (its position in the experiment) and the range to read.
+/// `x` (on the experiment's timeline) in the clock of its trace, `trace`:
+/// the range to read there.
+fn in_own_clock(e: &ExperimentEntry, trace: usize, x: &Execution) -> Execution {
+    let mut own = x.clone();
+    sync::retime(&mut own, &e.timeline.of(trace).inverse());
+    own
+}
+
+/// The trace (its position in the experiment) and the range to read, in
+/// that trace's clock.
 fn explained_range(c: &Creation<'_>, asked: &Asked) -> Result<(usize, explain::Request)> {
     let e = c.exp;
     let at_execution = |m: String| ServiceError::bad_request(format!("parameters.execution: {m}"));
@@ -157,7 +169,8 @@ fn explained_range(c: &Creation<'_>, asked: &Asked) -> Result<(usize, explain::R
         Subject::Model { model, which } => {
             let merged = executions::find(e, &Target::Model(model.clone()), c.work)?;
             let x = pick(&merged.executions, *which).map_err(at_execution)?;
-            Ok((merged.trace_of[x.index], asked.request_for(x)))
+            let trace = merged.trace_of[x.index];
+            Ok((trace, asked.request_for(&in_own_clock(e, trace, x))))
         }
         Subject::Configuration { id, which } => {
             let posted = executions::posted_model(c, id);
@@ -172,10 +185,11 @@ fn explained_range(c: &Creation<'_>, asked: &Asked) -> Result<(usize, explain::R
                     })?;
             let merged = &found.merged;
             let x = pick(&merged.executions, *which).map_err(at_execution)?;
-            Ok((merged.trace_of[x.index], asked.request_for(x)))
+            let trace = merged.trace_of[x.index];
+            Ok((trace, asked.request_for(&in_own_clock(e, trace, x))))
         }
         Subject::Thread { tid, start, end } => {
-            let req = explain::Request {
+            let mut req = explain::Request {
                 tid: *tid,
                 start_tid: None,
                 start: *start,
@@ -196,12 +210,16 @@ fn explained_range(c: &Creation<'_>, asked: &Asked) -> Result<(usize, explain::R
                     )))
                 }
             };
+            let shared = |k: usize, t: i64| e.timeline.shared(k, t);
             let trace = indexes
                 .iter()
-                .position(|ix| ix.start <= *start && *start <= ix.end)
+                .enumerate()
+                .position(|(k, ix)| shared(k, ix.start) <= *start && *start <= shared(k, ix.end))
                 .ok_or_else(|| {
                     ServiceError::bad_request("parameters.start: in no trace of the experiment")
                 })?;
+            req.start = e.timeline.own(trace, *start);
+            req.end = e.timeline.own(trace, *end);
             Ok((trace, req))
         }
     }

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::thread_table::{Pyramid, States};
 use sextant_engine::kernel::model::ThreadState;
 use sextant_engine::session::viewport;
+use sextant_engine::sync::Correction;
 
 use crate::service::filters::StateFilter;
 
@@ -116,6 +117,17 @@ pub fn sample_states(
             state: s.state,
         })
         .collect()
+}
+
+/// `states` (sampled in their trace's clock) on the experiment's timeline.
+pub fn moved(mut states: Vec<DrawnState>, on: Correction) -> Vec<DrawnState> {
+    if !on.is_identity() {
+        for s in &mut states {
+            s.start = on.apply(s.start);
+            s.end = on.apply(s.end);
+        }
+    }
+    states
 }
 
 /// `states` of the row labelled `labels` as a request's filter shows them:

@@ -107,7 +107,10 @@ impl Output for EventTypes {
             }
         };
         // The index counts the whole trace; a part of it is read.
-        let whole = indexes.iter().all(|ix| start <= ix.start && end >= ix.end);
+        let timeline = &q.exp.timeline;
+        let whole = indexes.iter().enumerate().all(|(k, ix)| {
+            start <= timeline.shared(k, ix.start) && end >= timeline.shared(k, ix.end)
+        });
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         if whole {
             for ix in &indexes {
@@ -116,8 +119,9 @@ impl Output for EventTypes {
                 }
             }
         } else {
-            for t in &q.exp.traces {
-                for (name, n) in count_in(&t.path, start, end)? {
+            for (k, t) in q.exp.traces.iter().enumerate() {
+                let (from, to) = (timeline.own(k, start), timeline.own(k, end));
+                for (name, n) in count_in(&t.path, from, to)? {
                     *counts.entry(name).or_default() += n;
                 }
             }

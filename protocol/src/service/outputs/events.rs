@@ -28,6 +28,7 @@ use sextant_engine::kernel::pass::Analysis;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Flow, RunError, Tap, Work};
 use sextant_engine::session::Session;
+use sextant_engine::sync::Correction;
 use sextant_engine::value::{Scalar, Sink};
 use uuid::Uuid;
 
@@ -182,15 +183,18 @@ struct Collected {
     /// (once the model has given it its thread).
     unsettled: bool,
     snapshot: Box<[Option<i64>]>,
+    /// The trace's times onto the experiment's timeline.
+    on: Correction,
 }
 
 impl Collected {
-    fn new(snapshot: Box<[Option<i64>]>, capacity: usize) -> Collected {
+    fn new(snapshot: Box<[Option<i64>]>, capacity: usize, on: Correction) -> Collected {
         Collected {
             rows: Vec::with_capacity(capacity),
             pending: false,
             unsettled: false,
             snapshot,
+            on,
         }
     }
 
@@ -204,6 +208,8 @@ impl Collected {
         contents: bool,
     ) -> std::result::Result<(), ReadError> {
         let mut row = Row::of(ev);
+        // Searched and shown on the experiment's timeline.
+        row.ts = self.on.apply(row.ts);
         if keep.is_some_and(|s| !s.may_match(&row)) {
             return Ok(());
         }
@@ -321,19 +327,20 @@ impl Analysis for Attribution {
 
 /// The lines `want` asks of the trace at `path`, starting at `checkpoint`
 /// (its event number and itself) — after a seek to its time when `seek`,
-/// else by stepping over the events before it.
+/// else by stepping over the events before it; their times moved by `on`.
 fn read_lines(
     path: &Path,
     want: Want<'_>,
     checkpoint: Option<(u64, &Checkpoint)>,
     seek: bool,
+    on: Correction,
 ) -> std::result::Result<Vec<Row>, RunError> {
     let (start, silent, snapshot, seek_to) = match checkpoint {
         None => (0, 0, Box::default(), None),
         Some((number, cp)) if !seek => (number, number, cp.cpus.clone(), None),
         Some((number, cp)) => (number, cp.skip, cp.cpus.clone(), Some(cp.ts)),
     };
-    let shared = Rc::new(RefCell::new(Collected::new(snapshot, want.n.min(4096))));
+    let shared = Rc::new(RefCell::new(Collected::new(snapshot, want.n.min(4096), on)));
     let mut lines = Lines {
         silent,
         index: start,
@@ -371,8 +378,8 @@ pub fn read_error(path: &Path, e: RunError) -> ServiceError {
     )
 }
 
-/// The lines `want` asks of the trace at `path`.
-fn read_trace(path: &Path, ix: &TraceIndex, want: Want<'_>) -> Result<Vec<Row>> {
+/// The lines `want` asks of the trace at `path`, its times moved by `on`.
+fn read_trace(path: &Path, ix: &TraceIndex, want: Want<'_>, on: Correction) -> Result<Vec<Row>> {
     if want.n == 0 || want.from >= ix.events.min(want.end) {
         return Ok(Vec::new());
     }
@@ -382,10 +389,10 @@ fn read_trace(path: &Path, ix: &TraceIndex, want: Want<'_>) -> Result<Vec<Row>> 
         .flatten()
         .map(|cp| (k as u64 * CHECKPOINT_EVERY, cp));
     let fail = |e: RunError| read_error(path, e);
-    match read_lines(path, want, checkpoint, true) {
+    match read_lines(path, want, checkpoint, true, on) {
         Ok(rows) => Ok(rows),
         // Read again from the start, stepping over what is before.
-        Err(RunError::CannotSeek(_)) => read_lines(path, want, checkpoint, false).map_err(fail),
+        Err(RunError::CannotSeek(_)) => read_lines(path, want, checkpoint, false, on).map_err(fail),
         Err(e) => Err(fail(e)),
     }
 }
@@ -412,10 +419,13 @@ impl Plans {
     }
 }
 
-/// Counts, for each time of `times` (sorted), the events earlier than it;
-/// reads times only (no event reaches the model).
+/// Counts, for each time of `times` (sorted, on the experiment's
+/// timeline), the events earlier than it; reads times only (no event
+/// reaches the model).
 struct CountBefore<'t> {
     times: &'t [i64],
+    /// The trace's times onto the experiment's timeline.
+    on: Correction,
     counts: Vec<u64>,
     seen: u64,
 }
@@ -426,7 +436,7 @@ impl Tap for CountBefore<'_> {
         ev: &E,
         _: &KernelModel,
     ) -> std::result::Result<Flow, ReadError> {
-        let ts = ev.ts();
+        let ts = self.on.apply(ev.ts());
         while self.counts.len() < self.times.len() && self.times[self.counts.len()] <= ts {
             self.counts.push(self.seen);
         }
@@ -435,11 +445,16 @@ impl Tap for CountBefore<'_> {
     }
 }
 
-/// For each time of `times` (sorted), the events of the trace at `path`
-/// earlier than it.
-fn count_before(path: &Path, times: &[i64]) -> std::result::Result<Vec<u64>, RunError> {
+/// For each time of `times` (sorted, on the experiment's timeline), the
+/// events of the trace at `path` (its times moved by `on`) earlier than it.
+fn count_before(
+    path: &Path,
+    times: &[i64],
+    on: Correction,
+) -> std::result::Result<Vec<u64>, RunError> {
     let mut tap = CountBefore {
         times,
+        on,
         counts: Vec::with_capacity(times.len()),
         seen: 0,
     };
@@ -465,7 +480,13 @@ impl Traces<'_> {
         self.indexes.iter().map(|ix| ix.events).sum()
     }
 
-    /// Merge points of several traces: at each checkpoint time of any trace.
+    /// Trace `k`'s times onto the experiment's timeline.
+    fn on(&self, k: usize) -> Correction {
+        self.entry.timeline.of(k)
+    }
+
+    /// Merge points of several traces: at each checkpoint time of any trace
+    /// (on the experiment's timeline).
     fn plan(&self, plans: &Plans) -> Result<Arc<Vec<Start>>> {
         if let Some(p) = plans
             .plans
@@ -478,16 +499,20 @@ impl Traces<'_> {
         let mut times: Vec<i64> = self
             .indexes
             .iter()
-            .flat_map(|ix| ix.checkpoints.iter().skip(1).map(|c| c.ts))
+            .enumerate()
+            .flat_map(|(k, ix)| {
+                let on = self.on(k);
+                ix.checkpoints.iter().skip(1).map(move |c| on.apply(c.ts))
+            })
             .collect();
         times.sort_unstable();
         times.dedup();
         let mut per_trace = Vec::new();
-        for (t, ix) in self.entry.traces.iter().zip(&self.indexes) {
+        for (k, (t, ix)) in self.entry.traces.iter().zip(&self.indexes).enumerate() {
             let counts = if ix.events == 0 {
                 vec![0; times.len()]
             } else {
-                count_before(&t.path, &times).map_err(|e| read_error(&t.path, e))?
+                count_before(&t.path, &times, self.on(k)).map_err(|e| read_error(&t.path, e))?
             };
             per_trace.push(counts);
         }
@@ -516,7 +541,7 @@ impl Traces<'_> {
     /// Lines `lo..lo + n` of the merged table.
     fn lines(&self, plans: &Plans, lo: u64, n: usize) -> Result<Vec<Row>> {
         if let [ix] = &self.indexes[..] {
-            return read_trace(&self.entry.traces[0].path, ix, Want::all(lo, n));
+            return read_trace(&self.entry.traces[0].path, ix, Want::all(lo, n), self.on(0));
         }
         let plan = self.plan(plans)?;
         let start = &plan[plan.partition_point(|s| s.global <= lo).max(1) - 1];
@@ -524,7 +549,7 @@ impl Traces<'_> {
         let need = skip + n;
         let mut all: Vec<(i64, usize, usize, Row)> = Vec::new();
         for (k, (t, ix)) in self.entry.traces.iter().zip(&self.indexes).enumerate() {
-            let rows = read_trace(&t.path, ix, Want::all(start.locals[k], need))?;
+            let rows = read_trace(&t.path, ix, Want::all(start.locals[k], need), self.on(k))?;
             all.extend(rows.into_iter().enumerate().map(|(i, r)| (r.ts, k, i, r)));
         }
         all.sort_by_key(|(ts, k, i, _)| (*ts, *k, *i));
@@ -534,7 +559,12 @@ impl Traces<'_> {
     /// The number of the first line at or after `t`.
     fn line_at(&self, plans: &Plans, t: i64) -> Result<u64> {
         let mut pos = if let [ix] = &self.indexes[..] {
-            let k = ix.checkpoints.partition_point(|c| c.ts < t).max(1) - 1;
+            let on = self.on(0);
+            let k = ix
+                .checkpoints
+                .partition_point(|c| on.apply(c.ts) < t)
+                .max(1)
+                - 1;
             k as u64 * CHECKPOINT_EVERY
         } else {
             let plan = self.plan(plans)?;

@@ -79,11 +79,15 @@ impl Output for Histogram {
             .collect();
         let mut series = Vec::new();
         for id in items {
-            let (name, which): (String, Vec<&TraceIndex>) = match id {
-                1 => ("Total".into(), indexes.iter().map(|x| x.as_ref()).collect()),
+            // With each trace's position, for its clock.
+            let (name, which): (String, Vec<(usize, &TraceIndex)>) = match id {
+                1 => (
+                    "Total".into(),
+                    indexes.iter().map(|x| x.as_ref()).enumerate().collect(),
+                ),
                 k if k >= 2 && ((k - 2) as usize) < indexes.len() => (
                     q.exp.traces[(k - 2) as usize].name.clone(),
-                    vec![indexes[(k - 2) as usize].as_ref()],
+                    vec![((k - 2) as usize, indexes[(k - 2) as usize].as_ref())],
                 ),
                 _ => continue,
             };
@@ -91,9 +95,10 @@ impl Output for Histogram {
                 .map(|i| {
                     // The last bucket includes the range's end.
                     let hi = if i + 1 == n { xs[i + 1] + 1 } else { xs[i + 1] };
+                    let own = |k: usize, t: i64| q.exp.timeline.own(k, t);
                     which
                         .iter()
-                        .map(|ix| ix.histogram.count(xs[i], hi))
+                        .map(|&(k, ix)| ix.histogram.count(own(k, xs[i]), own(k, hi)))
                         .sum::<f64>()
                 })
                 .collect();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::draw::{
-    filtered, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
+    filtered, moved, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use super::thread_tree::{thread_name, Group, Hosts, Served, Tree};
 use crate::service::filters::StateFilter;
@@ -23,14 +23,15 @@ pub const THREAD_STATUS: &str =
 
 pub struct ThreadStatus;
 
-/// The rows of all the experiment's traces, numbered from 0 in order: the
-/// threads' entry ids.
-fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, Row<'_>)> {
+/// The rows of all the experiment's traces, numbered from 0 in order (the
+/// threads' entry ids), with the position of their trace.
+fn rows(indexes: &[Arc<TraceIndex>]) -> impl Iterator<Item = (i64, usize, Row<'_>)> {
     indexes
         .iter()
-        .flat_map(|ix| ix.threads.rows())
         .enumerate()
-        .map(|(i, r)| (i as i64, r))
+        .flat_map(|(trace, ix)| ix.threads.rows().map(move |r| (trace, r)))
+        .enumerate()
+        .map(|(i, (trace, r))| (i as i64, trace, r))
 }
 
 /// Thread `id`'s row and the position of its trace.
@@ -50,10 +51,12 @@ fn served<'a>(exp: &'a ExperimentEntry, indexes: &'a [Arc<TraceIndex>]) -> Vec<S
     exp.traces
         .iter()
         .zip(indexes)
-        .map(|(t, ix)| Served {
+        .enumerate()
+        .map(|(k, (t, ix))| Served {
             name: &t.name,
             host: &t.host,
             index: ix,
+            on: exp.timeline.of(k),
         })
         .collect()
 }
@@ -100,8 +103,8 @@ fn entries(tree: &Tree<'_>) -> Vec<Value> {
                     "parentId": p.id,
                     "labels": [thread_name(life), life.tid.to_string(), label(pid)],
                     "hasData": true,
-                    "start": life.start,
-                    "end": life.end,
+                    "start": h.on.apply(life.start),
+                    "end": h.on.apply(life.end),
                     "metadata": metadata,
                 }));
             }
@@ -162,18 +165,24 @@ impl Output for ThreadStatus {
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
         // Hosts and processes have no states: no row.
-        let wanted: Vec<(i64, Row<'_>)> = match &items {
+        let wanted: Vec<(i64, usize, Row<'_>)> = match &items {
             Some(ids) => ids
                 .iter()
-                .filter_map(|&id| row_by_id(&indexes, id).map(|(_, r)| (id, r)))
+                .filter_map(|&id| row_by_id(&indexes, id).map(|(trace, r)| (id, trace, r)))
                 .collect(),
             None => rows(&indexes).collect(),
         };
+        let timeline = &q.exp.timeline;
         let rows: Vec<DrawnRow> = wanted
             .into_iter()
-            .filter(|(_, r)| r.life.end >= start && r.life.start <= end)
-            .map(|(id, r)| {
+            .filter_map(|(id, trace, r)| {
+                // The range in the trace's own clock, where its states are.
+                let (start, end) = (timeline.own(trace, start), timeline.own(trace, end));
+                (r.life.end >= start && r.life.start <= end).then_some((id, trace, r, start, end))
+            })
+            .map(|(id, trace, r, start, end)| {
                 let states = sample_states(r.states, &r.pyramid, start, end, resolution);
+                let states = moved(states, timeline.of(trace));
                 let (name, tid) = (thread_name(r.life), r.life.tid.to_string());
                 DrawnRow {
                     entry_id: id,
@@ -208,9 +217,11 @@ impl Output for ThreadStatus {
         tip.insert("Process".into(), json!(row.life.comm));
         tip.insert("TID".into(), json!(row.life.tid.to_string()));
         tip.insert("Host".into(), json!(hosts.labels[hosts.of_trace[trace]]));
-        if let Some(iv) = row.states.at(t) {
+        let timeline = &q.exp.timeline;
+        if let Some(iv) = row.states.at(timeline.own(trace, t)) {
             tip.insert("State".into(), json!(state_name(iv.state)));
-            tip.insert("Start".into(), json!(iv.start.to_string()));
+            let start = timeline.shared(trace, iv.start);
+            tip.insert("Start".into(), json!(start.to_string()));
             tip.insert(
                 "Duration (ns)".into(),
                 json!((iv.end - iv.start).to_string()),

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use sextant_engine::analysis::thread_table::Life;
 use sextant_engine::hosts::Host;
+use sextant_engine::sync::Correction;
 
 use crate::service::index::TraceIndex;
 
@@ -21,6 +22,8 @@ pub struct Served<'a> {
     pub name: &'a str,
     pub host: &'a Host,
     pub index: &'a TraceIndex,
+    /// Its times onto the experiment's timeline.
+    pub on: Correction,
 }
 
 /// The experiment's hosts: each one's label, and each trace's host.
@@ -124,6 +127,14 @@ pub struct Span {
     pub end: i64,
 }
 
+/// `life`'s span on the experiment's timeline.
+fn lived(life: &Life, on: Correction) -> Span {
+    Span {
+        start: on.apply(life.start),
+        end: on.apply(life.end),
+    }
+}
+
 fn join(a: Option<Span>, b: Span) -> Span {
     a.map_or(b, |a| Span {
         start: a.start.min(b.start),
@@ -134,6 +145,8 @@ fn join(a: Option<Span>, b: Span) -> Span {
 pub struct HostNode<'a> {
     pub id: i64,
     pub label: String,
+    /// Its times onto the experiment's timeline (one clock: one correction).
+    pub on: Correction,
     pub span: Span,
     /// By PID (or TID).
     pub processes: Vec<ProcessNode<'a>>,
@@ -161,28 +174,19 @@ struct Gathering<'a> {
 }
 
 impl<'a> Gathering<'a> {
-    fn new(process: Process, id: i64, life: &'a Life) -> Gathering<'a> {
+    fn new(process: Process, id: i64, life: &'a Life, on: Correction) -> Gathering<'a> {
         let mut g = Gathering {
-            span: Span {
-                start: life.start,
-                end: life.end,
-            },
+            span: lived(life, on),
             threads: Vec::new(),
             first: life,
             main: None,
         };
-        g.add(process, id, life);
+        g.add(process, id, life, on);
         g
     }
 
-    fn add(&mut self, process: Process, id: i64, life: &'a Life) {
-        self.span = join(
-            Some(self.span),
-            Span {
-                start: life.start,
-                end: life.end,
-            },
-        );
+    fn add(&mut self, process: Process, id: i64, life: &'a Life, on: Correction) {
+        self.span = join(Some(self.span), lived(life, on));
         self.threads.push((id, life));
         if life.tid == process.number() && self.main.is_none_or(|m| m.start <= life.start) {
             self.main = Some(life);
@@ -208,17 +212,19 @@ impl<'a> Tree<'a> {
             said[h].extend(s.index.threads.lives.iter().filter_map(|l| l.pid));
         }
         let mut spans: Vec<Option<Span>> = vec![None; hosts.labels.len()];
+        let mut on = vec![Correction::IDENTITY; hosts.labels.len()];
         let mut gathered: Vec<BTreeMap<(i64, Process), Gathering<'a>>> =
             (0..hosts.labels.len()).map(|_| BTreeMap::new()).collect();
         let mut id = 0;
         for (s, &h) in traces.iter().zip(&hosts.of_trace) {
             let ix = s.index;
+            on[h] = s.on;
             if ix.events > 0 {
                 spans[h] = Some(join(
                     spans[h],
                     Span {
-                        start: ix.start,
-                        end: ix.end,
+                        start: s.on.apply(ix.start),
+                        end: s.on.apply(ix.end),
                     },
                 ));
             }
@@ -226,9 +232,9 @@ impl<'a> Tree<'a> {
                 let process = Process::of(life, &said[h]);
                 match gathered[h].entry((process.number(), process)) {
                     Entry::Vacant(v) => {
-                        v.insert(Gathering::new(process, id, life));
+                        v.insert(Gathering::new(process, id, life, s.on));
                     }
-                    Entry::Occupied(mut o) => o.get_mut().add(process, id, life),
+                    Entry::Occupied(mut o) => o.get_mut().add(process, id, life, s.on),
                 }
                 id += 1;
             }
@@ -244,7 +250,8 @@ impl<'a> Tree<'a> {
             .into_iter()
             .zip(gathered)
             .zip(spans)
-            .map(|((label, processes), span)| {
+            .zip(on)
+            .map(|(((label, processes), span), on)| {
                 let id = number();
                 let processes: Vec<ProcessNode<'a>> = processes
                     .into_iter()
@@ -266,6 +273,7 @@ impl<'a> Tree<'a> {
                 HostNode {
                     id,
                     label,
+                    on,
                     span,
                     processes,
                 }
@@ -326,7 +334,12 @@ mod tests {
     fn served<'a>(traces: &'a [(&'a str, Host, TraceIndex)]) -> Vec<Served<'a>> {
         traces
             .iter()
-            .map(|(name, host, index)| Served { name, host, index })
+            .map(|(name, host, index)| Served {
+                name,
+                host,
+                index,
+                on: Correction::IDENTITY,
+            })
             .collect()
     }
 

@@ -34,7 +34,9 @@ use sextant_engine::kernel::model::KernelModel;
 use sextant_engine::kernel::pass::Analysis;
 use sextant_engine::reader::OpenOptions;
 use sextant_engine::run::{Flow, RunError, Tap, Work};
+use sextant_engine::session::timeline::Timeline;
 use sextant_engine::session::Session;
+use sextant_engine::sync::Correction;
 use uuid::Uuid;
 
 use super::search::Search;
@@ -155,6 +157,7 @@ impl Filters {
             indexes: traces.indexes.clone(),
             starts,
             search: search.clone(),
+            timeline: traces.entry.timeline.clone(),
         };
         in_background(move || work.run(&f));
         Ok(Progress::Running(0))
@@ -223,6 +226,8 @@ struct Counting {
     indexes: Vec<Arc<TraceIndex>>,
     starts: Arc<Vec<Start>>,
     search: Search,
+    /// Where each trace's times go: searches match the times shown.
+    timeline: Timeline,
 }
 
 impl Counting {
@@ -249,7 +254,7 @@ impl Counting {
                 vec![0; marks.len() + 1]
             } else {
                 work.part(k, self.paths.len(), |w| {
-                    count_trace(path, &marks, &self.search, w)
+                    count_trace(path, &marks, &self.search, self.timeline.of(k), w)
                 })
                 .map_err(|e| read_error(path, e))?
             };
@@ -272,9 +277,10 @@ fn count_trace(
     path: &Path,
     marks: &[u64],
     search: &Search,
+    on: Correction,
     work: &Work<'_>,
 ) -> std::result::Result<Vec<u64>, RunError> {
-    let shared = Rc::new(RefCell::new(Collected::new(Box::default(), 1)));
+    let shared = Rc::new(RefCell::new(Collected::new(Box::default(), 1, on)));
     let mut counter = Counter {
         search,
         contents: search.reads(CONTENTS),
@@ -389,7 +395,7 @@ impl Matches {
                     n: need - got,
                     keep: Some(search),
                 };
-                let rows = read_trace(&t.path, ix, want)?;
+                let rows = read_trace(&t.path, ix, want, traces.on(k))?;
                 let read = rows.len();
                 all.extend(rows.into_iter().enumerate().map(|(i, r)| (k, got + i, r)));
                 got += read;
@@ -487,9 +493,23 @@ mod tests {
         let trace = fixture("scenario-b/ctf");
         let switches = search(2, "sched_switch$");
         let marks = [0, 4096, 8192, 30_000];
-        let counted = count_trace(&trace, &marks, &switches, &Work::none()).unwrap();
+        let counted = count_trace(
+            &trace,
+            &marks,
+            &switches,
+            Correction::IDENTITY,
+            &Work::none(),
+        )
+        .unwrap();
         // Against the table's own lines, read whole.
-        let rows = super::super::read_lines(&trace, Want::all(0, usize::MAX), None, true).unwrap();
+        let rows = super::super::read_lines(
+            &trace,
+            Want::all(0, usize::MAX),
+            None,
+            true,
+            Correction::IDENTITY,
+        )
+        .unwrap();
         let before = |n: usize| rows[..n].iter().filter(|r| switches.matches(r)).count() as u64;
         let expected: Vec<u64> = marks
             .iter()
@@ -503,7 +523,8 @@ mod tests {
             progress: &|_: u8| {},
             cancel: &cancel,
         };
-        let e = count_trace(&trace, &marks, &switches, &cancelled).unwrap_err();
+        let e =
+            count_trace(&trace, &marks, &switches, Correction::IDENTITY, &cancelled).unwrap_err();
         assert!(matches!(e, RunError::Cancelled), "{e}");
     }
 }
