@@ -26,6 +26,9 @@ A trace of 32 M events (39 M state intervals), recorded as root:
 
   sextant capture tracefs --out /tmp/sextant-huge-ctf --events sched,syscalls \
       --buffer-kb 524288 -- taskset -c 0 perf bench sched pipe -l 7600000
+
+and one of 100 M events (5 GB; about 150 s): the same with `-l 23700000`
+and `--out /tmp/sextant-100m-ctf`. Figures: docs/trace-size.md.
 """
 
 import argparse
