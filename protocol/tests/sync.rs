@@ -329,6 +329,27 @@ fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Ser
             )
         })
         .collect();
+    // Every event counted once over the experiment's range: a trace's
+    // buckets asked in its own clock (else the moved host's events near an
+    // end fall outside).
+    let (start, end) = (exp["start"].as_i64().unwrap(), exp["end"].as_i64().unwrap());
+    let (st, xy) = srv.post(
+        &format!("{base}/XY/org.eclipse.tracecompass.internal.tmf.core.histogram.HistogramDataProvider/xy"),
+        &json!({"parameters": {"requested_timerange": {"start": start, "end": end, "nbTimes": 1000},
+                               "requested_items": [1]}}),
+    );
+    assert_eq!(st, 200, "{xy}");
+    let counted: f64 = xy["model"]["series"][0]["yValues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|y| y.as_f64().unwrap())
+        .sum();
+    let events = exp["nbEvents"].as_f64().unwrap();
+    assert!(
+        (counted - events).abs() < 0.5,
+        "histogram total {counted} of {events} events"
+    );
     Served {
         exp,
         executions,
