@@ -158,9 +158,7 @@ pub fn on_shared_timeline(
         .filter_map(|(o, c)| o.map(|t| c.apply(t)))
         .min();
     hosts.origins = vec![origin; hosts.names.len()];
-    let reference = stored
-        .reference
-        .map_or("?", |r| stored.hosts[r].name.as_str());
+    let reference = stored.reference_name();
     Ok(Some(Ok(format!(
         "times of every host are on {reference}'s clock, as `sextant sync` found it; durations stay in each host's own clock"
     ))))

@@ -36,11 +36,6 @@ impl Timeline {
             .unwrap_or(Correction::IDENTITY)
     }
 
-    /// Whether any trace's times move.
-    pub fn moves(&self) -> bool {
-        self.corrections.iter().any(|c| !c.is_identity())
-    }
-
     /// Puts trace `trace`'s executions on the shared timeline (starts and
     /// ends; durations stay).
     pub fn retime(&self, trace: usize, executions: &mut Executions) {
@@ -139,11 +134,8 @@ fn placed_by_sync(session: &Session) -> Result<Option<Placed>, String> {
             host.name
         ));
     };
-    let reference = stored
-        .reference
-        .map_or_else(|| "?".to_string(), |r| stored.hosts[r].name.clone());
     Ok(Some(Placed {
         correction,
-        reference,
+        reference: stored.reference_name().to_string(),
     }))
 }

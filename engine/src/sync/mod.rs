@@ -78,6 +78,12 @@ impl Synchronization {
             .find(|h| h.name == name)
             .and_then(|h| h.correction)
     }
+
+    /// The name of the host whose clock is the shared timeline (`?` when
+    /// no host is).
+    pub fn reference_name(&self) -> &str {
+        self.reference.map_or("?", |r| self.hosts[r].name.as_str())
+    }
 }
 
 /// Puts an execution, and those nested in it, on the shared timeline: its
