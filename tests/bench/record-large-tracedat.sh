@@ -29,12 +29,8 @@ count() {
     echo "events: $(trace-cmd report -i "$OUT" 2>/dev/null | grep -vc '^cpus=') in $OUT ($(du -h "$OUT" | cut -f1))"
 }
 
-if [ -e "$OUT" ]; then
-    echo "$OUT exists, not recording again (remove it to re-record)"
-    count
-    exit 0
-fi
-[ "$(id -u)" -eq 0 ] || { echo "must run as root (tracing, SCHED_FIFO)" >&2; exit 1; }
+. "$HERE/recording.sh"
+recorded count "tracing, SCHED_FIFO"
 
 TMP=$(mktemp -d /tmp/sextant-large-tracedat.XXXXXX)
 OLD_RT_RUNTIME=$(cat /proc/sys/kernel/sched_rt_runtime_us)

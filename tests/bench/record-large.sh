@@ -27,16 +27,8 @@ TICKS=${TICKS:-12000}
 LOOPS=${LOOPS:-500}
 GROUPS_=${GROUPS_:-4}
 
-count() {
-    echo "events: $(babeltrace2 "$OUT" | wc -l) in $OUT ($(du -sh "$OUT" | cut -f1))"
-}
-
-if [ -e "$OUT" ]; then
-    echo "$OUT exists, not recording again (remove it to re-record)"
-    count
-    exit 0
-fi
-[ "$(id -u)" -eq 0 ] || { echo "must run as root (perf -a, SCHED_FIFO)" >&2; exit 1; }
+. "$HERE/recording.sh"
+recorded count_ctf "perf -a, SCHED_FIFO"
 
 TMP=$(mktemp -d /tmp/sextant-large.XXXXXX)
 OLD_RT_RUNTIME=$(cat /proc/sys/kernel/sched_rt_runtime_us)
@@ -88,4 +80,4 @@ mkdir -p "$(dirname "$OUT")"
 rm -rf "$OUT.partial"
 perf data convert --to-ctf "$OUT.partial" -i "$TMP/perf.data"
 mv "$OUT.partial" "$OUT"
-count
+count_ctf

@@ -18,16 +18,8 @@ set -eu
 OUT=${1:-/tmp/sextant-syscalls-ctf}
 SECONDS_=${SECONDS_:-3}
 
-count() {
-    echo "events: $(babeltrace2 "$OUT" | wc -l) in $OUT ($(du -sh "$OUT" | cut -f1))"
-}
-
-if [ -e "$OUT" ]; then
-    echo "$OUT exists, not recording again (remove it to re-record)"
-    count
-    exit 0
-fi
-[ "$(id -u)" -eq 0 ] || { echo "must run as root (perf -a)" >&2; exit 1; }
+. "$(cd "$(dirname "$0")" && pwd)/recording.sh"
+recorded count_ctf "perf -a"
 command -v stress-ng >/dev/null || { echo "stress-ng is missing: apt-get install stress-ng" >&2; exit 1; }
 
 TMP=$(mktemp -d /tmp/sextant-syscalls.XXXXXX)
@@ -49,4 +41,4 @@ mkdir -p "$(dirname "$OUT")"
 rm -rf "$OUT.partial"
 perf data convert --to-ctf "$OUT.partial" -i "$TMP/perf.data"
 mv "$OUT.partial" "$OUT"
-count
+count_ctf
