@@ -5,7 +5,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use common::server::Server;
 use common::{copy_into, run_json, sextant, shared_dir, skip_shared, valid_json_output, TempDir};
@@ -253,23 +252,9 @@ fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Ser
             &json!({"parameters": {"name": format!("host{k}"), "uri": h.to_str().unwrap()}}),
         );
         assert_eq!(st, 200, "{trace}");
-        uuids.push(trace["UUID"].as_str().unwrap().to_string());
+        uuids.push(trace["UUID"].clone());
     }
-    let (st, exp) = srv.post(
-        "/experiments",
-        &json!({"parameters": {"name": "two hosts", "traces": uuids}}),
-    );
-    assert_eq!(st, 200, "{exp}");
-    let euuid = exp["UUID"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let exp = loop {
-        let (_, exp) = srv.get(&format!("/experiments/{euuid}"));
-        match exp["indexingStatus"].as_str().unwrap() {
-            "COMPLETED" => break exp,
-            "RUNNING" if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            _ => panic!("indexing: {exp}"),
-        }
-    };
+    let (euuid, exp) = srv.experiment("two hosts", &uuids);
     let base = format!("/experiments/{euuid}/outputs");
     let cell = |l: &Value, c: usize| -> i64 {
         l["cells"][c]["content"].as_str().unwrap().parse().unwrap()

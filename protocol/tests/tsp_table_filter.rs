@@ -261,17 +261,7 @@ fn filtered_table_of_two_traces_is_merged_in_time() {
         assert_eq!(st, 200, "{t}");
         uuids.push(t["UUID"].clone());
     }
-    let (st, e) = srv.post(
-        "/experiments",
-        &json!({"parameters": {"name": "ab", "traces": uuids}}),
-    );
-    assert_eq!(st, 200, "{e}");
-    let exp = e["UUID"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while srv.get(&format!("/experiments/{exp}")).1["indexingStatus"] != "COMPLETED" {
-        assert!(Instant::now() < deadline, "indexing takes too long");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (exp, _) = srv.experiment("ab", &uuids);
     let mut all: Vec<(i64, usize, Value)> = Vec::new();
     for (k, rel) in rels.iter().enumerate() {
         all.extend(dump_jsonl(rel).into_iter().map(|e| (i(&e["ts"]), k, e)));

@@ -154,10 +154,15 @@ impl Server {
             &json!({"parameters": {"name": name, "uri": uri}}),
         );
         assert_eq!(st, 200, "{trace}");
-        let tuuid = trace["UUID"].as_str().unwrap().to_string();
+        self.experiment(&format!("{name}-exp"), &[trace["UUID"].clone()])
+    }
+
+    /// Creates the experiment `name` of the opened traces `uuids` and waits
+    /// for it to be indexed; (experiment UUID, experiment).
+    pub fn experiment(&self, name: &str, uuids: &[Value]) -> (String, Value) {
         let (st, exp) = self.post(
             "/experiments",
-            &json!({"parameters": {"name": format!("{name}-exp"), "traces": [tuuid]}}),
+            &json!({"parameters": {"name": name, "traces": uuids}}),
         );
         assert_eq!(st, 200, "{exp}");
         let euuid = exp["UUID"].as_str().unwrap().to_string();
