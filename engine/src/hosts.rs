@@ -13,7 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::ctf::{open_traces, CtfError, CtfReader, CtfTrace};
+use crate::ctf::metadata::Origin;
+use crate::ctf::{find_traces, open_traces, origin_of, CtfError, CtfReader, CtfTrace};
 
 /// One machine's traces under a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +75,18 @@ fn listing(hosts: &[Host]) -> String {
 /// directory (sorted by path).
 pub fn of(path: &Path) -> Result<Vec<Host>, CtfError> {
     match ctf_root(path) {
-        Some(root) => Ok(group(&root, &open_traces(&root)?)),
+        Some(root) => {
+            let dirs = find_traces(&root)?;
+            if dirs.is_empty() {
+                // The same error as opening them.
+                open_traces(&root)?;
+            }
+            let origins = dirs
+                .into_iter()
+                .map(|d| Ok((origin_of(&d)?, d)))
+                .collect::<Result<Vec<_>, CtfError>>()?;
+            Ok(group(&root, &origins))
+        }
         None => Ok(vec![Host {
             name: path.file_name().map_or_else(
                 || path.display().to_string(),
@@ -114,7 +126,9 @@ pub(crate) fn open_ctf(
     pick: HostPick,
 ) -> Result<CtfReader, Box<dyn std::error::Error + Send + Sync>> {
     let traces = open_traces(root)?;
-    let hosts = group(root, &traces);
+    let origins: Vec<(Origin, PathBuf)> =
+        traces.iter().map(|t| (origin(t), t.dir.clone())).collect();
+    let hosts = group(root, &origins);
     let index = match pick {
         HostPick::All => return Ok(CtfReader::from_traces(traces)?),
         HostPick::Sole if hosts.len() > 1 => {
@@ -140,28 +154,28 @@ pub(crate) fn open_ctf(
     Ok(CtfReader::from_traces(traces)?)
 }
 
-/// Where a trace says it was recorded: (hostname, boot), either unknown.
-type Origin = (Option<String>, Option<String>);
-
+/// What an opened trace says of where it was recorded: the same as
+/// [`origin_of`] reads from its metadata alone.
 fn origin(t: &CtfTrace) -> Origin {
-    let boot = t.layout.clocks.iter().find_map(|c| c.uuid.clone());
-    (t.env("hostname"), boot)
+    Origin {
+        hostname: t.env("hostname"),
+        boot: t.layout.clocks.iter().find_map(|c| c.uuid.clone()),
+    }
 }
 
 /// Groups traces (sorted by directory) by origin, naming each group.
-fn group(root: &Path, traces: &[CtfTrace]) -> Vec<Host> {
+fn group(root: &Path, traces: &[(Origin, PathBuf)]) -> Vec<Host> {
     // Position of each origin's group; a trace of unknown origin gets a
     // group of its own.
     let mut by_origin: BTreeMap<Origin, usize> = BTreeMap::new();
     let mut groups: Vec<(Origin, Vec<PathBuf>)> = Vec::new();
-    for t in traces {
-        let o = origin(t);
-        let known = o.0.is_some() || o.1.is_some();
-        match by_origin.get(&o) {
-            Some(&g) if known => groups[g].1.push(t.dir.clone()),
+    for (o, dir) in traces {
+        let known = o.hostname.is_some() || o.boot.is_some();
+        match by_origin.get(o) {
+            Some(&g) if known => groups[g].1.push(dir.clone()),
             _ => {
                 by_origin.insert(o.clone(), groups.len());
-                groups.push((o, vec![t.dir.clone()]));
+                groups.push((o.clone(), vec![dir.clone()]));
             }
         }
     }
@@ -176,17 +190,17 @@ fn group(root: &Path, traces: &[CtfTrace]) -> Vec<Host> {
     };
     let mut named: Vec<Host> = groups
         .iter()
-        .map(|((host, boot), dirs)| Host {
-            name: host.clone().unwrap_or_else(|| folder(dirs)),
+        .map(|(o, dirs)| Host {
+            name: o.hostname.clone().unwrap_or_else(|| folder(dirs)),
             traces: dirs.clone(),
-            boot: boot.clone(),
+            boot: o.boot.clone(),
         })
         .collect();
     // Two boots of one machine: told apart by boot, else by folder.
     let names: Vec<String> = named.iter().map(|h| h.name.clone()).collect();
     for (i, h) in named.iter_mut().enumerate() {
         if names.iter().filter(|n| **n == names[i]).count() > 1 {
-            h.name = match &groups[i].0 .1 {
+            h.name = match &groups[i].0.boot {
                 Some(boot) => format!("{} (boot {})", h.name, &boot[..boot.len().min(8)]),
                 None => format!("{} ({})", h.name, folder(&groups[i].1)),
             };
@@ -270,5 +284,28 @@ pub(crate) mod tests {
         );
         let distinct: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(distinct.len(), names.len(), "names are distinct: {names:?}");
+    }
+
+    /// The origin read from the metadata alone is the opened trace's, on
+    /// every CTF trace the project has and the shared ones (TSDL, packetized,
+    /// CTF 2; with and without hostname and clock UUID).
+    #[test]
+    fn the_quick_origin_is_the_parsed_one() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let mut roots = vec![fixtures];
+        roots.extend(shared(""));
+        let mut compared = 0;
+        for root in roots {
+            for dir in find_traces(&root).unwrap() {
+                // A trace the reader refuses has no origin to compare.
+                let Ok(trace) = CtfTrace::open(&dir) else {
+                    continue;
+                };
+                let quick = origin_of(&dir).unwrap();
+                assert_eq!(quick, origin(&trace), "{}", dir.display());
+                compared += 1;
+            }
+        }
+        assert!(compared >= 6, "only {compared} traces compared");
     }
 }

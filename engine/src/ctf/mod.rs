@@ -29,4 +29,4 @@ pub mod writer;
 pub use error::CtfError;
 pub use merge::{CtfReader, Warnings};
 pub use stream::{Damage, EventRef, PacketInfo, StreamFile};
-pub use trace::{find_traces, open_traces, CtfTrace};
+pub use trace::{find_traces, open_traces, origin_of, CtfTrace};

@@ -20,21 +20,10 @@ pub struct CtfTrace {
 
 impl CtfTrace {
     pub fn open(dir: &Path) -> Result<CtfTrace, CtfError> {
-        let meta_path = dir.join("metadata");
-        let bytes = std::fs::read(&meta_path).map_err(|e| CtfError::io(&meta_path, e))?;
-        let text = metadata::metadata_text(&bytes).map_err(|e| CtfError::Data {
-            path: meta_path.clone(),
-            offset: e.offset,
-            message: e.message,
-        })?;
+        let (meta_path, text) = metadata_of(dir)?;
         let ctf2 = json_metadata::is_json_sequence(text.as_bytes());
         let decl = if ctf2 {
-            json_metadata::parse(&text).map_err(|e| CtfError::JsonMetadata {
-                path: meta_path.clone(),
-                fragment: e.fragment,
-                pointer: e.pointer,
-                message: e.message,
-            })?
+            parse_json(&meta_path, &text)?
         } else {
             metadata::parse_text(&text).map_err(|e| CtfError::Metadata {
                 path: meta_path.clone(),
@@ -95,11 +84,48 @@ impl CtfTrace {
             .env
             .iter()
             .find(|(k, _)| k == key)
-            .map(|(_, v)| match v {
-                metadata::ast::EnvValue::Int(i) => i.to_string(),
-                metadata::ast::EnvValue::Str(s) => s.clone(),
-            })
+            .map(|(_, v)| v.to_string())
     }
+}
+
+/// Where the trace in `dir` says it was recorded, without reading its
+/// types (a CTF 2 trace's JSON is parsed whole: it is quick to).
+pub fn origin_of(dir: &Path) -> Result<metadata::Origin, CtfError> {
+    let (meta_path, text) = metadata_of(dir)?;
+    if json_metadata::is_json_sequence(text.as_bytes()) {
+        let decl = parse_json(&meta_path, &text)?;
+        let hostname = decl.env.iter().find(|(k, _)| k == "hostname");
+        return Ok(metadata::Origin {
+            hostname: hostname.map(|(_, v)| v.to_string()),
+            boot: decl.clocks.iter().find_map(|c| c.uuid.clone()),
+        });
+    }
+    metadata::origin(&text).map_err(|e| CtfError::Metadata {
+        path: meta_path,
+        line: e.line,
+        message: e.message,
+    })
+}
+
+/// The path of `dir`'s metadata file and its text (packets unwrapped).
+fn metadata_of(dir: &Path) -> Result<(PathBuf, String), CtfError> {
+    let meta_path = dir.join("metadata");
+    let bytes = std::fs::read(&meta_path).map_err(|e| CtfError::io(&meta_path, e))?;
+    let text = metadata::metadata_text(&bytes).map_err(|e| CtfError::Data {
+        path: meta_path.clone(),
+        offset: e.offset,
+        message: e.message,
+    })?;
+    Ok((meta_path, text))
+}
+
+fn parse_json(meta_path: &Path, text: &str) -> Result<metadata::ast::MetadataDecl, CtfError> {
+    json_metadata::parse(text).map_err(|e| CtfError::JsonMetadata {
+        path: meta_path.to_path_buf(),
+        fragment: e.fragment,
+        pointer: e.pointer,
+        message: e.message,
+    })
 }
 
 /// Every trace directory at or under `root` (a directory holding `metadata`).

@@ -24,8 +24,8 @@ pub struct TraceIdentity {
     pub path: String,
     /// Every file, by path.
     pub files: Vec<FileStamp>,
-    /// FNV-1a (64 bits, hex) of every CTF `metadata` file, or of the first
-    /// 64 KiB of a trace that is one file.
+    /// FNV-1a over words (64 bits, hex; `Fnv::add_words`) of every CTF
+    /// `metadata` file, or of the first 64 KiB of a trace that is one file.
     pub metadata_hash: String,
 }
 
@@ -49,8 +49,8 @@ impl TraceIdentity {
                     .to_string_lossy()
                     .into_owned();
                 if f.file_name().is_some_and(|n| n == "metadata") {
-                    hash.add(rel.as_bytes());
-                    hash.add(&std::fs::read(&f)?);
+                    hash.add_words(rel.as_bytes());
+                    hash.add_words(&std::fs::read(&f)?);
                 }
                 files.push(stamp(&f, rel)?);
             }
@@ -60,7 +60,7 @@ impl TraceIdentity {
             std::fs::File::open(&canonical)?
                 .take(HEAD as u64)
                 .read_to_end(&mut head)?;
-            hash.add(&head);
+            hash.add_words(&head);
             files.push(stamp(&canonical, String::new())?);
         }
         Ok(TraceIdentity {
@@ -148,11 +148,25 @@ impl Default for Fnv {
     }
 }
 
+const PRIME: u64 = 0x0000_0100_0000_01b3;
+
 impl Fnv {
     pub(super) fn add(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(PRIME);
         }
+    }
+
+    /// FNV-1a's step over 64-bit little-endian words, the tail (under 8
+    /// bytes) byte by byte: eight times fewer serial multiplications, for
+    /// what is hashed on every open (metadata, a file's head, stored
+    /// files).
+    pub(super) fn add_words(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            self.0 = (self.0 ^ w).wrapping_mul(PRIME);
+        }
+        self.add(words.remainder());
     }
 }

@@ -17,14 +17,14 @@ use arrow_ipc::convert::fb_to_schema;
 use arrow_ipc::reader::{read_footer_length, FileDecoder};
 use arrow_ipc::root_as_footer;
 
+use super::identity::Fnv;
 use crate::mapped::Mapped;
 
 /// The size and FNV-1a checksum over 64-bit words (the tail byte by byte)
 /// of `file`'s bytes, read in order (the page cache holds them, not this
 /// process), hex.
 pub fn checksum(mut file: &File) -> std::io::Result<(u64, String)> {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = Fnv::default();
     let mut size = 0u64;
     // At most 1 MiB, a whole number of words, and one word more than a
     // small file: zeroing a MiB for each of a fleet's small units was a
@@ -44,15 +44,9 @@ pub fn checksum(mut file: &File) -> std::io::Result<(u64, String)> {
             }
         }
         size += n as u64;
-        let mut words = buf[..n].chunks_exact(8);
-        for w in &mut words {
-            h = (h ^ u64::from_le_bytes(w.try_into().expect("8 bytes"))).wrapping_mul(PRIME);
-        }
-        for &b in words.remainder() {
-            h = (h ^ u64::from(b)).wrapping_mul(PRIME);
-        }
+        h.add_words(&buf[..n]);
         if n < buf.len() {
-            return Ok((size, format!("{h:016x}")));
+            return Ok((size, format!("{:016x}", h.0)));
         }
     }
 }

@@ -35,8 +35,9 @@ pub use unit::Unusable;
 /// The layout version of every unit; a unit of another version is rebuilt.
 /// Also raised when what is stored changes meaning (3: thread states with
 /// switches inferred from the tracer's thread context; 4: executions with
-/// their nested ones and BTF instance times).
-pub const FORMAT_VERSION: u32 = 4;
+/// their nested ones and BTF instance times; 5: the trace identity's
+/// metadata hash taken over words).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The ending of a store's directory name.
 const SUFFIX: &str = ".sextant";

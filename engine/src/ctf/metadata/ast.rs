@@ -82,6 +82,16 @@ pub enum EnvValue {
     Str(String),
 }
 
+/// The value as text, as users read an `env` entry.
+impl std::fmt::Display for EnvValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvValue::Int(i) => write!(f, "{i}"),
+            EnvValue::Str(s) => f.write_str(s),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClockDecl {
     pub name: String,

@@ -2,7 +2,10 @@
 
 pub mod ast;
 mod lexer;
+mod origin;
 mod parser;
+
+pub use origin::{origin, Origin};
 
 use std::fmt;
 
