@@ -35,8 +35,7 @@ pub fn write(dir: &Path, table: Table<'_>, query: Query, log: Arc<Log>) -> Resul
         }
     };
     let gate = Arc::new(tokio::sync::Semaphore::new(1));
-    let reading =
-        Reading::new(query.places, query.options, gate, log).map_err(SqlError::Runtime)?;
+    let reading = Reading::new(query.places, query.options, gate, log);
     let fleet = Fleet {
         traces: fleet::traces(&query.traces)?,
         reading: Arc::new(reading),

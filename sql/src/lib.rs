@@ -112,14 +112,14 @@ impl Reading {
         options: OpenOptions,
         gate: Arc<tokio::sync::Semaphore>,
         log: Arc<Log>,
-    ) -> std::io::Result<Reading> {
-        Ok(Reading {
+    ) -> Reading {
+        Reading {
             places,
             options,
             gate,
             log,
-            scratch: Scratch::new()?,
-        })
+            scratch: Scratch::new(),
+        }
     }
 }
 
@@ -171,8 +171,7 @@ pub fn run_in(
         .build()
         .map_err(SqlError::Runtime)?;
     let gate = Arc::new(tokio::sync::Semaphore::new(cores()));
-    let reading =
-        Reading::new(query.places, query.options, gate, log).map_err(SqlError::Runtime)?;
+    let reading = Reading::new(query.places, query.options, gate, log);
     let fleet = Arc::new(Fleet {
         traces,
         reading: Arc::new(reading),

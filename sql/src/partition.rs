@@ -235,7 +235,7 @@ pub(crate) fn produce(
     };
     match kind {
         Kind::Events(only) => {
-            let file = reading.scratch.file("events");
+            let file = reading.scratch.file("events")?;
             let mut table = TableFile::create(&file, Format::Arrow, export::events::schema())?;
             let ran = export::events::write(&trace.path, reading.options, only, &mut table, &work)?;
             table.finish()?;
@@ -246,7 +246,7 @@ pub(crate) fn produce(
             let session = Session::open(&trace.path, reading.options, None);
             let (rows, ran) = session.thread_states(HostPick::Sole, &work)?;
             reading.log.warn_all(trace, &ran.warnings);
-            let file = reading.scratch.file("states");
+            let file = reading.scratch.file("states")?;
             let mut table = TableFile::create(&file, Format::Arrow, export::states::schema())?;
             export::states::write(&rows, &mut table)?;
             table.finish()?;
@@ -280,7 +280,10 @@ fn read_back(file: &Path, emit: &mut dyn FnMut(RecordBatch) -> bool) -> Result<(
     Ok(())
 }
 
-/// A folder of the query's temporary files, removed when the query ends.
+/// A folder of the query's temporary files, made when the first is (most
+/// queries write none: stored executions, tasks) and removed when the query
+/// ends. A process that is killed (a worker stopped) leaves only what a
+/// pass under way had written.
 #[derive(Debug)]
 pub(crate) struct Scratch {
     dir: PathBuf,
@@ -288,26 +291,50 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
-    pub(crate) fn new() -> std::io::Result<Scratch> {
+    pub(crate) fn new() -> Scratch {
         use std::sync::atomic::AtomicU64;
         static QUERIES: AtomicU64 = AtomicU64::new(0);
         let n = QUERIES.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("sextant-sql-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(Scratch {
+        Scratch {
             dir,
             next: AtomicU64::new(0),
-        })
+        }
     }
 
-    fn file(&self, what: &str) -> PathBuf {
+    fn file(&self, what: &str) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", self.dir.display())))?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        self.dir.join(format!("{what}-{n}.arrow"))
+        Ok(self.dir.join(format!("{what}-{n}.arrow")))
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A query that writes no temporary file leaves no folder, even when
+    /// its process is killed before the query ends (nothing is dropped).
+    #[test]
+    fn the_scratch_folder_exists_only_while_it_holds_files() {
+        let scratch = Scratch::new();
+        assert!(!scratch.dir.exists(), "made before any file");
+        let file = scratch.file("events").unwrap();
+        assert!(scratch.dir.is_dir());
+        std::fs::write(&file, b"rows").unwrap();
+        let dir = scratch.dir.clone();
+        drop(scratch);
+        assert!(!dir.exists(), "{} left behind", dir.display());
+        let unused = Scratch::new();
+        let dir = unused.dir.clone();
+        std::mem::forget(unused);
+        assert!(!dir.exists());
     }
 }

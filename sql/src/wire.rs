@@ -160,7 +160,7 @@ pub fn decode(
         jobs: wire.jobs.and_then(std::num::NonZeroUsize::new),
         ..OpenOptions::default()
     };
-    let reading = Reading::new(places, options, gate, log).map_err(|e| failed("reading", e))?;
+    let reading = Reading::new(places, options, gate, log);
     let traces = wire
         .traces
         .into_iter()
@@ -198,8 +198,7 @@ mod tests {
             },
             Arc::new(Semaphore::new(1)),
             Arc::new(Log::default()),
-        )
-        .unwrap();
+        );
         let trace = Arc::new(Trace {
             path: "relative/x.txt".into(),
             name: "x.txt".into(),
