@@ -233,11 +233,14 @@ struct Served {
     times: Vec<i64>,
     /// Each host of the thread status tree: (label, start).
     hosts: Vec<(String, i64)>,
+    /// The critical path of the first model's execution of the rank asked
+    /// (0: the longest): each piece's (start, end).
+    path: Vec<(i64, i64)>,
 }
 
 /// What a server (with `cache`) serves for an experiment of the traces
 /// `hosts`, the model posted under each of `names`.
-fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Served {
+fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path, rank: usize) -> Served {
     let folder = hosts[0].parent().unwrap().to_str().unwrap();
     let srv = Server::start_with(&[
         "--cache-dir",
@@ -286,6 +289,41 @@ fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Ser
         found.sort();
         executions.push(found);
     }
+    let (st, created) = srv.post(
+        &format!("{base}/sextant.explain"),
+        &json!({"name": "explained", "sourceTypeId": "sextant.explain",
+                "parameters": {"model": model, "execution": rank}}),
+    );
+    assert_eq!(st, 200, "{created}");
+    let graph = format!(
+        "{base}/timeGraph/sextant.explain.critical-path:{}",
+        created["configuration"]["id"].as_str().unwrap()
+    );
+    let range = json!({"start": exp["start"], "end": exp["end"], "nbTimes": 100000});
+    let (st, tree) = srv.post(
+        &format!("{graph}/tree"),
+        &json!({"parameters": {"requested_timerange": range}}),
+    );
+    assert_eq!(st, 200, "{tree}");
+    let rows: Vec<&Value> = tree["model"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["id"])
+        .collect();
+    let (st, states) = srv.post(
+        &format!("{graph}/states"),
+        &json!({"parameters": {"requested_timerange": range, "requested_items": rows}}),
+    );
+    assert_eq!(st, 200, "{states}");
+    let path: Vec<(i64, i64)> = states["model"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["states"].as_array().unwrap())
+        .map(|s| (s["start"].as_i64().unwrap(), s["end"].as_i64().unwrap()))
+        .collect();
+    assert!(!path.is_empty(), "{states}");
     let (st, events) = srv.post(
         &format!("{base}/table/org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider/lines"),
         &json!({"parameters": {"requested_table_index": 0, "requested_table_count": 500}}),
@@ -340,7 +378,27 @@ fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path) -> Ser
         executions,
         times,
         hosts,
+        path,
     }
+}
+
+/// Whether every piece of `path` lies within the execution `e`.
+fn within(path: &[(i64, i64)], e: &(i64, i64, i64, i64)) -> bool {
+    path.iter().all(|&(s, end)| s >= e.1 && end <= e.2)
+}
+
+/// The rank in duration order (0: the longest) of the longest execution of
+/// `executions` not in `unmoved` whose duration no other has (so that its
+/// rank is its own), and the execution.
+fn longest_moved(executions: &Times, unmoved: &Times) -> (usize, (i64, i64, i64, i64)) {
+    let mut by_duration = executions.clone();
+    by_duration.sort_by_key(|e| std::cmp::Reverse(e.3));
+    let unique = |e: &(i64, i64, i64, i64)| executions.iter().filter(|x| x.3 == e.3).count() == 1;
+    let rank = by_duration
+        .iter()
+        .position(|e| !unmoved.contains(e) && unique(e))
+        .expect("a moved execution of a duration of its own");
+    (rank, by_duration[rank])
 }
 
 /// A TSP experiment of synctraces' two hosts (each trace opened on its
@@ -367,9 +425,14 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
     let own = analyzed(&root, &model_file, &cache);
     assert!(own.len() > 100, "{}", own.len());
     let Served {
-        exp, executions, ..
-    } = served(&hosts, &model, &["wakeups"], &cache);
+        exp,
+        executions,
+        path,
+        ..
+    } = served(&hosts, &model, &["wakeups"], &cache, 0);
     assert_eq!(executions[0], own, "no sync stored: each host's own times");
+    let longest = own.iter().max_by_key(|e| e.3).unwrap();
+    assert!(within(&path, longest), "{path:?} outside {longest:?}");
     let own_start = exp["start"].as_i64().unwrap();
 
     // The folder's store for analyze, each trace's for the server.
@@ -390,6 +453,7 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
 
     let corrected = analyzed(&root, &model_file, &cache);
     assert_ne!(corrected, own, "VM1's times moved");
+    let (rank, moved) = longest_moved(&corrected, &own);
     // "wakeups" as the store kept it (each trace's own times), and a model
     // found again.
     let Served {
@@ -397,7 +461,16 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
         executions,
         times,
         hosts: tree,
-    } = served(&hosts, &model, &["wakeups", "again"], &cache);
+        path,
+    } = served(&hosts, &model, &["wakeups", "again"], &cache, rank);
+    // An execution of the moved host explained: its critical path on the
+    // shared timeline too, not on its host's own.
+    assert!(within(&path, &moved), "{path:?} outside {moved:?}");
+    let before = own
+        .iter()
+        .find(|e| e.0 == moved.0 && e.3 == moved.3)
+        .unwrap();
+    assert!(!within(&path, before), "{path:?} on the host's own clock");
     assert_eq!(
         executions[0], corrected,
         "kept: the served times are analyze's"
