@@ -12,7 +12,7 @@ local `sextant worker` processes (`sextant sql --cluster`), over a copy
 of the fleet of their own (so that their first query reads every trace),
 with the peak RSS of each worker.
 
-  tests/bench/fleet.py [--traces N] [--workers W] [--binary BIN] [--preset NAME | --model FILE]
+  tests/bench/fleet.py [--traces N] [--workers W] [--binary BIN] [--preset NAME | --model FILE] [--from TRACE]
 
 A model of one task (`--model schemas/examples/periodic-rt_high.json`)
 stores a few rows per trace; a preset such as `running` one per running
@@ -20,7 +20,10 @@ stretch of every thread, which the repeated query reads back.
 
 The fleet is made of copies of the fixtures (perf CTF, ftrace text,
 trace.dat; each copy is its own trace with its own store) in a temporary
-folder, with a temporary cache directory. Printed: wall time and peak RSS
+folder, with a temporary cache directory. With --from TRACE, of copies of
+that one recording instead (hard links where the file system allows:
+nightly recordings of the size of tests/bench/record-large.sh's, where a
+pass costs what it costs on real traces rather than on 2 MB fixtures). Printed: wall time and peak RSS
 of each run, and the ratios (goal: repeated >= 20x faster than first).
 """
 
@@ -47,15 +50,25 @@ SOURCES = [
 ]
 
 
-def make_fleet(folder, n):
+def make_fleet(folder, n, source=None):
     for i in range(n):
-        src = os.path.join(ROOT, "fixtures", SOURCES[i % len(SOURCES)])
+        src = source or os.path.join(ROOT, "fixtures", SOURCES[i % len(SOURCES)])
         dst = os.path.join(folder, f"run{i:04d}", os.path.basename(src))
         os.makedirs(os.path.dirname(dst), exist_ok=True)
+        # A recording of hundreds of MB is linked, not copied: each link is
+        # a trace of its own (its own path, its own store beside it).
+        copy = link_or_copy if source else shutil.copy2
         if os.path.isdir(src):
-            shutil.copytree(src, dst)
+            shutil.copytree(src, dst, copy_function=copy)
         else:
-            shutil.copy(src, dst)
+            copy(src, dst)
+
+
+def link_or_copy(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def run_sql(binary, folder, asked, env, cluster=None):
@@ -137,20 +150,26 @@ def main():
     p.add_argument("--preset", default="running")
     p.add_argument("--model", help="a model file instead of a preset")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--from", dest="source", help="a recording whose copies make the fleet")
     p.add_argument(
         "--binary", default=os.path.join(ROOT, "target", "release", "sextant")
     )
     a = p.parse_args()
     if not os.access(a.binary, os.X_OK):
         sys.exit(f"{a.binary}: no binary (cargo build --release)")
+    if a.source:
+        a.source = os.path.abspath(a.source)
+        if not os.path.exists(a.source):
+            sys.exit(f"{a.source}: no such trace (tests/bench/record-large.sh records one)")
     with tempfile.TemporaryDirectory(prefix="sextant-fleet-") as tmp:
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
         asked = ["--model", os.path.abspath(a.model)] if a.model else ["--preset", a.preset]
-        print(f"fleet of {a.traces} traces (copies of {len(SOURCES)} fixtures), {' '.join(asked)}")
+        made_of = a.source or f"{len(SOURCES)} fixtures"
+        print(f"fleet of {a.traces} traces (copies of {made_of}), {' '.join(asked)}")
         print(f"{'traces':>7} {'first s':>9} {'repeat s':>9} {'ratio':>7} {'peak MiB':>9} {'rows':>6}")
         for n in sorted({max(1, a.traces // 4), max(1, a.traces // 2), a.traces}):
             folder = os.path.join(tmp, f"fleet{n}")
-            make_fleet(folder, n)
+            make_fleet(folder, n, a.source)
             first, rss, rows = run_sql(a.binary, folder, asked, env)
             again, rss2, rows2 = run_sql(a.binary, folder, asked, env)
             if rows2 != rows:
@@ -158,7 +177,7 @@ def main():
             print(f"{n:>7} {first:>9.2f} {again:>9.3f} {first / again:>6.1f}x {max(rss, rss2):>9.0f} {rows:>6}")
             if a.workers:
                 copy = folder + "-cluster"
-                make_fleet(copy, n)
+                make_fleet(copy, n, a.source)
                 workers = Workers(a.binary, a.workers, env)
                 try:
                     cfirst, crss, crows = run_sql(a.binary, copy, asked, env, workers.urls)
