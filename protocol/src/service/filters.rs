@@ -11,8 +11,6 @@
 
 use regex::{Regex, RegexBuilder};
 
-use crate::service::params::{Params, Result, ServiceError};
-
 /// The tag of a state a search does not match (TSP's DIMMED).
 pub const DIMMED: i64 = 1;
 
@@ -55,27 +53,15 @@ fn expression(text: &str) -> Regex {
 }
 
 impl StateFilter {
-    /// The filter of a states request (`parameters`), none when it has
-    /// no expression.
-    pub fn of(p: &Params<'_>) -> Result<Option<StateFilter>> {
-        let Some(q) = p.opt_obj("filter_query_parameters")? else {
-            return Ok(None);
+    /// The filter of a states request's search (`dim`) and filter
+    /// (`exclude`) expressions (read by `queries::FilteredStates`), none
+    /// when it has no expression.
+    pub fn new(dim: &[&str], exclude: &[&str]) -> Option<StateFilter> {
+        let f = StateFilter {
+            dim: dim.iter().map(|t| expression(t)).collect(),
+            exclude: exclude.iter().map(|t| expression(t)).collect(),
         };
-        let map = q.obj("filter_expressions_map")?;
-        let mut f = StateFilter::default();
-        for (key, into) in [("1", &mut f.dim), ("4", &mut f.exclude)] {
-            if map.raw(key).is_some() {
-                into.extend(map.str_array(key)?.into_iter().map(expression));
-            }
-        }
-        if let Some(strategy) = q.opt_str("strategy")? {
-            if strategy != "SAMPLED" && strategy != "DEEP" {
-                return Err(ServiceError::bad_request(format!(
-                    "parameters.filter_query_parameters.strategy: SAMPLED or DEEP, got {strategy}"
-                )));
-            }
-        }
-        Ok((!f.dim.is_empty() || !f.exclude.is_empty()).then_some(f))
+        (!f.dim.is_empty() || !f.exclude.is_empty()).then_some(f)
     }
 
     /// The verdict on a state described by `texts` (its row's labels, its
@@ -95,13 +81,13 @@ impl StateFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::params::parameters;
+    use crate::service::queries::FilteredStates;
     use serde_json::json;
 
     fn filter(map: serde_json::Value) -> Option<StateFilter> {
-        let body =
-            json!({"parameters": {"filter_query_parameters": {"filter_expressions_map": map}}});
-        StateFilter::of(&parameters(&body).unwrap()).unwrap()
+        let body = json!({"parameters": {"requested_timerange": {"start": 0, "end": 1},
+            "filter_query_parameters": {"filter_expressions_map": map}}});
+        FilteredStates::parse(&body).unwrap().filter
     }
 
     #[test]
@@ -118,19 +104,5 @@ mod tests {
         assert!(filter(json!({})).is_none());
         assert_eq!(Verdict::Dimmed.tags(), Some(Some(DIMMED)));
         assert_eq!(Verdict::Excluded.tags(), None);
-    }
-
-    #[test]
-    fn wrong_shapes_name_the_field() {
-        let body = json!({"parameters": {"filter_query_parameters": {"filter_expressions_map": {"1": "x"}}}});
-        let e = StateFilter::of(&parameters(&body).unwrap()).unwrap_err();
-        assert!(
-            e.detail.contains("filter_expressions_map.1"),
-            "{}",
-            e.detail
-        );
-        let body = json!({"parameters": {"filter_query_parameters": {"filter_expressions_map": {}, "strategy": "ALL"}}});
-        let e = StateFilter::of(&parameters(&body).unwrap()).unwrap_err();
-        assert!(e.detail.contains("strategy"), "{}", e.detail);
     }
 }

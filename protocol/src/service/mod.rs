@@ -9,9 +9,9 @@
 //! is a `provider::Output` in `outputs/`, `executions/` or `explain/`; below
 //! them, `traces` and `index` (what is open and its index), `configs`
 //! (posted configurations), `stored` (posted models' executions kept in
-//! the traces' stores), `cache`, `filters` (TSP's search and filter
-//! of time-graph states), `params` and `reply`. No module imports
-//! one above it.
+//! the traces' stores), `cache`, `queries` (each request's parameters,
+//! typed), `filters` (TSP's search and filter of time-graph states),
+//! `params` and `reply`. No module imports one above it.
 
 pub mod cache;
 pub mod configs;
@@ -22,6 +22,7 @@ pub use sextant_engine::session::index;
 pub mod outputs;
 pub mod params;
 pub mod provider;
+pub mod queries;
 pub mod registry;
 pub mod reply;
 mod requests;

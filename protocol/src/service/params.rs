@@ -123,17 +123,6 @@ pub fn parameters(body: &Value) -> Result<Params<'_>> {
     }
 }
 
-/// A request's optional time range (what to count: the executions that
-/// start in it, the events in it); everything when there is none.
-pub fn range_or_all(body: &Value) -> Result<(i64, i64)> {
-    if body.get("parameters").is_none() {
-        return Ok((i64::MIN, i64::MAX));
-    }
-    Ok(parameters(body)?
-        .opt_time_range()?
-        .map_or((i64::MIN, i64::MAX), |r| (r.start, r.end)))
-}
-
 fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

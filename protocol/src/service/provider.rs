@@ -18,6 +18,7 @@ use uuid::Uuid;
 
 use super::configs::{Posted, Store};
 use super::params::{ErrorKind, Result, ServiceError};
+use super::queries::{Arrows, Page};
 use super::reply::{completed, Reply};
 use super::stored::Results;
 use super::traces::ExperimentEntry;
@@ -145,7 +146,7 @@ pub fn no_styles() -> Result<Value> {
 /// The `arrows` answer of a time graph that draws none: none, once the
 /// request's time range is read (a malformed one is still an error).
 pub fn no_arrows(q: &Query<'_>) -> Result<Value> {
-    super::params::parameters(q.body)?.time_range()?;
+    Arrows::parse(q.body)?;
     Ok(completed(json!([])))
 }
 
@@ -161,69 +162,33 @@ pub fn columns(columns: &[(&str, &str, &str)]) -> Result<Value> {
     Ok(completed(Value::Array(columns)))
 }
 
-/// The lines a table's `lines` request asks for: from `low`, at most
-/// `count`, of the columns named (every column when none is).
-pub struct Page {
-    pub low: usize,
-    pub count: usize,
-    pub columns: Vec<usize>,
-}
-
-impl Page {
-    /// Read from the request of a table of `width` columns; a column id
-    /// outside them is left out.
-    pub fn of(q: &Query<'_>, width: usize) -> Result<Page> {
-        let p = super::params::parameters(q.body)?;
-        let low = p.opt_i64("requested_table_index")?.unwrap_or(0);
-        let count = p.opt_i64("requested_table_count")?.unwrap_or(i64::MAX);
-        let (Ok(low), Ok(count)) = (usize::try_from(low), usize::try_from(count)) else {
-            return Err(ServiceError::bad_request(
-                "parameters.requested_table_index, requested_table_count: must not be negative",
-            ));
-        };
-        let columns = match p.opt_i64_array("requested_table_column_ids")? {
-            Some(ids) if !ids.is_empty() => ids
-                .into_iter()
-                .filter_map(|c| usize::try_from(c).ok())
-                .filter(|&c| c < width)
-                .collect(),
-            _ => (0..width).collect(),
-        };
-        Ok(Page {
-            low,
-            count,
-            columns,
+/// A plain table's `lines` answer: the `page` of `rows`, each line
+/// numbered by `index` and its cells written by `cell(row, column)`.
+pub fn lines<R>(
+    page: &Page,
+    rows: &[R],
+    index: impl Fn(&R) -> i64,
+    cell: impl Fn(&R, usize) -> String,
+) -> Result<Value> {
+    let lines: Vec<Value> = rows
+        .iter()
+        .skip(page.low)
+        .take(page.count)
+        .map(|r| {
+            let cells: Vec<Value> = page
+                .columns
+                .iter()
+                .map(|&c| json!({"content": cell(r, c)}))
+                .collect();
+            json!({"index": index(r), "cells": cells})
         })
-    }
-
-    /// The `lines` answer: the page of `rows`, each line numbered by
-    /// `index` and its cells written by `cell(row, column)`.
-    pub fn lines<R>(
-        &self,
-        rows: &[R],
-        index: impl Fn(&R) -> i64,
-        cell: impl Fn(&R, usize) -> String,
-    ) -> Result<Value> {
-        let lines: Vec<Value> = rows
-            .iter()
-            .skip(self.low)
-            .take(self.count)
-            .map(|r| {
-                let cells: Vec<Value> = self
-                    .columns
-                    .iter()
-                    .map(|&c| json!({"content": cell(r, c)}))
-                    .collect();
-                json!({"index": index(r), "cells": cells})
-            })
-            .collect();
-        Ok(completed(json!({
-            "columnIds": self.columns,
-            "lowIndex": self.low,
-            "size": rows.len(),
-            "lines": lines,
-        })))
-    }
+        .collect();
+    Ok(completed(json!({
+        "columnIds": page.columns,
+        "lowIndex": page.low,
+        "size": rows.len(),
+        "lines": lines,
+    })))
 }
 
 /// What creating a configuration has at hand.

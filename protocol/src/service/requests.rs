@@ -10,8 +10,9 @@ use sextant_engine::run::Work;
 
 use super::cache::Key;
 use super::configs;
-use super::params::{self, Result, ServiceError};
+use super::params::{Result, ServiceError};
 use super::provider::{Creation, Output, Query};
+use super::queries::Annotations;
 use super::reply::{completed, Reply};
 use super::server::Service;
 use super::traces::ExperimentEntry;
@@ -91,15 +92,7 @@ impl Service {
     /// `requested_marker_categories` when the request lists them (the
     /// viewer sends the ones its user left checked).
     pub fn annotations(&self, exp: &str, output: &str, body: &Value) -> Result<Value> {
-        const CATEGORIES: &str = "requested_marker_categories";
-        let p = match body.get("parameters") {
-            Some(_) => Some(params::parameters(body)?),
-            None => None,
-        };
-        let wanted = match p.filter(|p| p.raw(CATEGORIES).is_some()) {
-            Some(p) => Some(p.str_array(CATEGORIES)?),
-            None => None,
-        };
+        let wanted = Annotations::parse(body)?.categories;
         let mut answer = self.ask(exp, output, body, |o, q| o.annotations(q))?;
         if let (Some(wanted), Some(Value::Object(by_category))) =
             (wanted, answer.pointer_mut("/model/annotations"))

@@ -15,8 +15,9 @@ use sextant_engine::session::Session;
 
 use super::cache::{Cache, DEFAULT_ENTRIES};
 use super::configs::Store;
-use super::params::{self, ErrorKind, Result, ServiceError};
+use super::params::{ErrorKind, Result, ServiceError};
 use super::provider::Configuration;
+use super::queries::{NewExperiment, OpenTrace};
 use super::registry::Registry;
 use super::stored::Results;
 use super::traces::{parse_uuid, start_indexing, uuid_of, ExperimentEntry, IndexState, TraceEntry};
@@ -219,9 +220,7 @@ impl Service {
     /// `POST /traces`: opens (and starts indexing) a trace, or returns the
     /// one already open at that path.
     pub fn open_trace(&self, body: &Value) -> Result<Value> {
-        let p = params::parameters(body)?;
-        let uri = p.str("uri")?;
-        let name = p.opt_str("name")?;
+        let OpenTrace { uri, name } = OpenTrace::parse(body)?;
         let path = self.resolve(uri)?;
         let name = match name {
             Some(n) if !n.is_empty() => n.to_string(),
@@ -341,19 +340,7 @@ impl Service {
     }
 
     pub fn create_experiment(&self, body: &Value) -> Result<Value> {
-        let p = params::parameters(body)?;
-        let name = p.str("name")?;
-        if name.is_empty() {
-            return Err(ServiceError::bad_request(
-                "parameters.name: must not be empty",
-            ));
-        }
-        let ids = p.str_array("traces")?;
-        if ids.is_empty() {
-            return Err(ServiceError::bad_request(
-                "parameters.traces: give at least one trace UUID",
-            ));
-        }
+        let NewExperiment { name, traces: ids } = NewExperiment::parse(body)?;
         let mut traces = Vec::new();
         for id in ids {
             let t = self.trace_entry(id)?;

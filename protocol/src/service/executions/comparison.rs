@@ -5,17 +5,17 @@
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
-use sextant_engine::analysis::executions::{Execution, SortKey};
+use sextant_engine::analysis::executions::Execution;
 use sextant_engine::sync::Correction;
 
 use super::found::Found;
-use crate::service::filters::StateFilter;
 use crate::service::index::{Interval, ThreadRow, TraceIndex};
 use crate::service::outputs::draw::{
     filtered, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
-use crate::service::params::{self, Result, ServiceError, TimeRange};
+use crate::service::params::{Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
+use crate::service::queries::{ComparisonTree, FilteredStates, Tooltip, Viewport};
 use crate::service::reply::{completed, data, Reply, Status};
 use sextant_engine::analysis::thread_table::{Pyramid, States};
 
@@ -63,15 +63,6 @@ fn relative_row(
     }
 }
 
-fn sort_key(p: Option<&str>) -> Result<SortKey> {
-    match p {
-        None => Ok(SortKey::Duration),
-        Some(s) => s
-            .parse()
-            .map_err(|e: String| ServiceError::bad_request(format!("parameters.sort: {e}"))),
-    }
-}
-
 impl Output for Comparison {
     fn descriptor(&self) -> Value {
         self.0.descriptor(
@@ -97,13 +88,7 @@ impl Output for Comparison {
     }
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
-        let sort = if q.body.get("parameters").is_some() {
-            let p = params::parameters(q.body)?;
-            p.opt_time_range()?;
-            sort_key(p.opt_str("sort")?)?
-        } else {
-            SortKey::Duration
-        };
+        let sort = ComparisonTree::parse(q.body)?.sort;
         let headers = json!([
             {"name": "Execution", "tooltip": "Position in start order"},
             {"name": "Duration", "tooltip": "Elapsed time (ns)", "dataType": "DURATION"},
@@ -134,12 +119,12 @@ impl Output for Comparison {
 
     fn timegraph_states(&self, q: &Query<'_>) -> Result<Reply> {
         let d = &self.0;
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
+        let FilteredStates {
+            viewport: Viewport { range, items },
+            filter,
+        } = FilteredStates::parse(q.body)?;
         let resolution = range.resolution();
         let TimeRange { start, end, .. } = range;
-        let items = p.opt_i64_array("requested_items")?;
-        let filter = StateFilter::of(&p)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(m) => return Ok(data(json!({"rows": []}), Status::Running, m).into()),
@@ -176,10 +161,8 @@ impl Output for Comparison {
 
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0;
-        let p = params::parameters(q.body)?;
-        let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
-        let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
-        let Some(&id) = items.first() else {
+        let asked = Tooltip::parse(q.body)?;
+        let Some(id) = asked.item else {
             return Ok(completed(json!({})));
         };
         let x = d
@@ -190,7 +173,7 @@ impl Output for Comparison {
         tip.insert("Start".into(), json!(x.start.to_string()));
         tip.insert("Duration (ns)".into(), json!(x.duration.to_string()));
         tip.insert("TID".into(), json!(x.tid.to_string()));
-        if let (Some(&t), Ok(indexes)) = (times.first(), q.exp.indexes()?) {
+        if let (Some(t), Ok(indexes)) = (asked.time, q.exp.indexes()?) {
             let ti = d.merged.trace_of[x.index];
             let row = relative_row(&indexes, ti, x, q.exp.timeline.of(ti).inverse());
             if let Some(iv) = States::from(&row.intervals[..]).at(t) {

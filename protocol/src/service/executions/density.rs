@@ -11,16 +11,14 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::executions::Execution;
 
 use super::found::Found;
-use crate::service::params::{self, Result, ServiceError};
+use crate::service::params::{Result, TimeRange};
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::{GenericXy, Tree};
 use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.density";
 
 pub struct Density(pub Arc<Found>);
-
-const DEFAULT_BINS: i64 = 100;
-const MAX_BINS: i64 = 65_536;
 
 /// `n` bins of equal width covering `[lo, hi]` (inclusive); fewer when the
 /// range is narrower than `n` ns.
@@ -75,9 +73,7 @@ impl Output for Density {
 
     fn generic_xy_tree(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let mut entries = vec![
             json!({"id": 0, "parentId": -1, "labels": [d.executions.name], "hasData": false}),
             json!({"id": 1, "parentId": 0, "labels": ["executions"], "hasData": true, "isDefault": true}),
@@ -95,23 +91,12 @@ impl Output for Density {
     /// so that zooming changes the heights only).
     fn generic_xy(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
-        let p = params::parameters(q.body)?;
-        let r = p.obj("requested_timerange")?;
-        let (start, end) = (r.i64("start")?, r.i64("end")?);
-        if end < start {
-            return Err(ServiceError::bad_request(format!(
-                "parameters.requested_timerange: end ({end}) is before start ({start})"
-            )));
-        }
-        let n = r.opt_i64("nbSamples")?.unwrap_or(DEFAULT_BINS);
-        if !(1..=MAX_BINS).contains(&n) {
-            return Err(ServiceError::bad_request(format!(
-                "parameters.requested_timerange.nbSamples: must be 1 to {MAX_BINS}, got {n}"
-            )));
-        }
-        let items = p
-            .opt_i64_array("requested_items")?
-            .unwrap_or_else(|| vec![1, 2]);
+        let GenericXy {
+            range: TimeRange { start, end, .. },
+            bins: n,
+            items,
+        } = GenericXy::parse(q.body)?;
+        let items = items.unwrap_or_else(|| vec![1, 2]);
         let all = &d.executions.executions;
         let longest = all.iter().map(|x| x.duration).max().unwrap_or(0).max(1);
         let ranges = bins(0, longest, n);

@@ -8,8 +8,9 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::executions::Execution;
 
 use super::found::Found;
-use crate::service::params::{self, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::{Tree, Viewport};
 use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.perspective";
@@ -42,9 +43,7 @@ impl Output for Perspective {
 
     fn xy_tree(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let name = d.executions.name.clone();
         let mut entries = vec![
             json!({"id": 0, "parentId": -1, "labels": [name], "hasData": false}),
@@ -63,11 +62,8 @@ impl Output for Perspective {
 
     fn xy(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p
-            .opt_i64_array("requested_items")?
-            .unwrap_or_else(|| vec![1, 2]);
+        let Viewport { range, items } = Viewport::parse(q.body)?;
+        let items = items.unwrap_or_else(|| vec![1, 2]);
         let in_range: Vec<&Execution> = d
             .executions
             .executions

@@ -11,8 +11,9 @@ use sextant_engine::analysis::stats::{self, Stats};
 
 use super::found::Found;
 use crate::service::outputs::draw::headers;
-use crate::service::params::{range_or_all, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::Tree;
 use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.executions.statistics";
@@ -76,7 +77,7 @@ impl Output for Statistics {
     /// model's row, then one per measured thread (by TID).
     fn data_tree(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0.merged;
-        let (start, end) = range_or_all(q.body)?;
+        let (start, end) = Tree::parse(q.body)?.span();
         let in_range = |x: &&sextant_engine::analysis::executions::Execution| {
             x.start >= start && x.start <= end
         };

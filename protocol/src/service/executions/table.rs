@@ -9,7 +9,8 @@ use sextant_engine::kernel::priority;
 
 use super::found::Found;
 use crate::service::params::Result;
-use crate::service::provider::{columns, no_styles, Output, Page, Query};
+use crate::service::provider::{columns, lines, no_styles, Output, Query};
+use crate::service::queries::Page;
 
 pub const PREFIX: &str = "sextant.executions.table";
 
@@ -87,7 +88,8 @@ impl Output for Table {
     }
 
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
-        Page::of(q, TABLE_COLUMNS.len())?.lines(
+        lines(
+            &Page::parse(q.body, TABLE_COLUMNS.len())?,
             &self.0.merged.executions.executions,
             |x| x.index as i64,
             cell,

@@ -10,8 +10,9 @@ use serde_json::{json, Map, Value};
 use super::build::{TimeGraph, FACILITY_STYLES, INTERFERENCE, INVERSION, LOST, WAKEUP};
 use super::explained::Explained;
 use crate::service::outputs::draw::thread_state_style_map;
-use crate::service::params::{self, Result, ServiceError};
+use crate::service::params::{Result, ServiceError};
 use crate::service::provider::{Output, Query};
+use crate::service::queries::{Arrows, Tooltip, Tree, Viewport};
 use crate::service::reply::{completed, Reply};
 
 pub const CRITICAL_PATH: &str = "sextant.explain.critical-path";
@@ -147,9 +148,7 @@ impl Output for GraphOutput {
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
         let d = &self.0;
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let g = self.graph();
         let headers: Vec<Value> = g
             .headers
@@ -185,9 +184,7 @@ impl Output for GraphOutput {
     /// (all of them: a path has few pieces, drawn exactly).
     fn timegraph_states(&self, q: &Query<'_>) -> Result<Reply> {
         let g = self.graph();
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p.opt_i64_array("requested_items")?;
+        let Viewport { range, items } = Viewport::parse(q.body)?;
         let rows: Vec<Value> = g
             .rows
             .iter()
@@ -217,7 +214,7 @@ impl Output for GraphOutput {
 
     fn timegraph_arrows(&self, q: &Query<'_>) -> Result<Value> {
         let g = self.graph();
-        let range = params::parameters(q.body)?.time_range()?;
+        let Arrows { range } = Arrows::parse(q.body)?;
         let arrows: Vec<Value> = g
             .arrows
             .iter()
@@ -238,10 +235,8 @@ impl Output for GraphOutput {
     /// The row's tooltip, and the state's at the requested time.
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
         let g = self.graph();
-        let p = params::parameters(q.body)?;
-        let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
-        let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
-        let Some(&id) = items.first() else {
+        let asked = Tooltip::parse(q.body)?;
+        let Some(id) = asked.item else {
             return Ok(done(json!({})));
         };
         let row = g
@@ -253,7 +248,7 @@ impl Output for GraphOutput {
         for (k, v) in &row.tips {
             tip.insert(k.clone(), json!(v));
         }
-        if let Some(&t) = times.first() {
+        if let Some(t) = asked.time {
             if let Some(s) = row.states.iter().find(|s| s.start <= t && t <= s.end) {
                 tip.insert(
                     "State".into(),

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::explained::Explained;
-use crate::service::params::{self, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::Tree;
 use crate::service::reply::completed;
 
 pub const PREFIX: &str = "sextant.explain.relations";
@@ -30,9 +31,7 @@ impl Output for Relations {
     }
 
     fn data_tree(&self, q: &Query<'_>) -> Result<Value> {
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let headers = json!([
             {"name": "Thread", "tooltip": "Thread name"},
             {"name": "TID", "tooltip": "Thread id", "dataType": "NUMBER"},

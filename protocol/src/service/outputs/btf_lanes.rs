@@ -13,8 +13,9 @@ use serde_json::{json, Map, Value};
 use sextant_engine::analysis::btf::lanes::{BtfLanes, Lanes, Span};
 use sextant_engine::run::Work;
 
-use crate::service::params::{self, Result, ServiceError};
+use crate::service::params::{Result, ServiceError};
 use crate::service::provider::{no_arrows, Output, Query};
+use crate::service::queries::{Tooltip, Tree, Viewport};
 use crate::service::reply::{completed, Reply};
 use crate::service::traces::{cannot_run, ExperimentEntry};
 
@@ -132,9 +133,7 @@ impl Output for LaneGraph {
     }
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let all = experiment_lanes(q)?;
         let mut entries = Vec::new();
         for (first, lanes) in numbered(&all, self.pick) {
@@ -158,9 +157,7 @@ impl Output for LaneGraph {
     }
 
     fn timegraph_states(&self, q: &Query<'_>) -> Result<Reply> {
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p.opt_i64_array("requested_items")?;
+        let Viewport { range, items } = Viewport::parse(q.body)?;
         let all = experiment_lanes(q)?;
         let lanes = numbered(&all, self.pick);
         let ids: Vec<i64> = match items {
@@ -200,10 +197,8 @@ impl Output for LaneGraph {
     }
 
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
-        let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
-        let (Some(&t), Some(&id)) = (times.first(), items.first()) else {
+        let asked = Tooltip::parse(q.body)?;
+        let (Some(t), Some(id)) = (asked.time, asked.item) else {
             return Ok(completed(json!({})));
         };
         let all = experiment_lanes(q)?;

@@ -5,8 +5,9 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::btf::lanes::Series;
 
 use super::btf_lanes::{experiment_lanes, has_btf};
-use crate::service::params::{self, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::{Tree, Viewport};
 use crate::service::reply::completed;
 use crate::service::traces::ExperimentEntry;
 
@@ -44,9 +45,7 @@ impl Output for BtfSignals {
     }
 
     fn xy_tree(&self, q: &Query<'_>) -> Result<Value> {
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let entries = signals(q, |s| {
             s.iter()
                 .enumerate()
@@ -69,9 +68,7 @@ impl Output for BtfSignals {
     /// At each of the range's `nbTimes` times, the value last written (no
     /// point before the first write).
     fn xy(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p.opt_i64_array("requested_items")?;
+        let Viewport { range, items } = Viewport::parse(q.body)?;
         let n = range.nb_times.unwrap_or(1000).clamp(2, 65536) as usize;
         let span = (range.end - range.start) as f64;
         let times: Vec<i64> = (0..n)

@@ -212,10 +212,11 @@ mod tests {
         assert!(coarse.iter().all(|s| s.tags.is_none()));
         // A search dims the states it does not match; a filter drops them.
         let search = |map| {
-            let body =
-                json!({"parameters": {"filter_query_parameters": {"filter_expressions_map": map}}});
-            StateFilter::of(&crate::service::params::parameters(&body).unwrap())
+            let body = json!({"parameters": {"requested_timerange": {"start": 0, "end": 1},
+                "filter_query_parameters": {"filter_expressions_map": map}}});
+            crate::service::queries::FilteredStates::parse(&body)
                 .unwrap()
+                .filter
                 .unwrap()
         };
         let f = search(json!({"1": ["preempted"]}));

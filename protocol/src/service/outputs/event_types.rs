@@ -14,8 +14,9 @@ use sextant_engine::session::Session;
 
 use super::draw::headers;
 use super::events::read_error;
-use crate::service::params::{range_or_all, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::Tree;
 use crate::service::reply::{completed, data, Status};
 
 /// The experiment's events per type.
@@ -88,7 +89,7 @@ impl Output for EventTypes {
     }
 
     fn data_tree(&self, q: &Query<'_>) -> Result<Value> {
-        let (start, end) = range_or_all(q.body)?;
+        let (start, end) = Tree::parse(q.body)?.span();
         let headers = headers(
             [
                 ("Event type", "Event name as written in the trace", None),

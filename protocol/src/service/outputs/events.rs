@@ -33,8 +33,9 @@ use sextant_engine::value::{Scalar, Sink};
 use uuid::Uuid;
 
 use crate::service::index::{Checkpoint, TraceIndex, CHECKPOINT_EVERY};
-use crate::service::params::{self, ErrorKind, Result, ServiceError};
+use crate::service::params::{ErrorKind, Result, ServiceError};
 use crate::service::provider::{columns, no_styles, Output, Query};
+use crate::service::queries::{At, Direction, EventLines};
 use crate::service::reply::{completed, data, Status};
 use crate::service::traces::ExperimentEntry;
 
@@ -42,7 +43,7 @@ mod filter;
 mod search;
 
 use filter::{Filters, Progress};
-use search::{find, Direction, Search};
+use search::{find, Search};
 
 /// Trace Compass's id for its events table, so that clients special-casing
 /// it work.
@@ -75,7 +76,7 @@ const CONTENTS: usize = 4;
 const MATCH_TAG: i64 = 8;
 
 /// Most lines answered at once: a request's memory is bounded by this.
-const MAX_COUNT: i64 = 65_536;
+const MAX_COUNT: u64 = 65_536;
 
 /// One line of the table.
 #[derive(Debug, Clone, PartialEq)]
@@ -616,33 +617,15 @@ impl Output for EventsTable {
 
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
         let e = q.exp;
-        let body = q.body;
-        let p = params::parameters(body)?;
-        let index = p.opt_i64("requested_table_index")?;
-        let times = p.opt_i64_array("requested_times")?;
-        let count = p.opt_i64("requested_table_count")?.unwrap_or(100);
-        if count < 0 || index.is_some_and(|i| i < 0) {
-            return Err(ServiceError::bad_request(
-                "parameters.requested_table_index, requested_table_count: must not be negative",
-            ));
-        }
-        let columns: Vec<usize> = match p.opt_i64_array("requested_table_column_ids")? {
-            Some(ids) if !ids.is_empty() => {
-                for &c in &ids {
-                    if c < 0 || c as usize >= COLUMNS.len() {
-                        return Err(ServiceError::bad_request(format!(
-                            "parameters.requested_table_column_ids: no column has id {c}"
-                        )));
-                    }
-                }
-                ids.into_iter().map(|c| c as usize).collect()
-            }
-            _ => (0..COLUMNS.len()).collect(),
-        };
-        let search = Search::from_params(&p)?;
-        // Without an expression there is nothing to filter by.
-        let filtered = p.opt_bool("isFiltered")?.unwrap_or(false) && !search.0.is_empty();
-        let direction = Direction::from_params(&p)?;
+        let EventLines {
+            at,
+            count,
+            columns,
+            search,
+            filtered,
+            direction,
+        } = EventLines::parse(q.body, COLUMNS.len())?;
+        let search = Search(search);
         let empty = |size: u64, low: u64| json!({"columnIds": columns, "lowIndex": low, "size": size, "lines": []});
         let indexes = match e.indexes()? {
             Ok(ix) => ix,
@@ -654,7 +637,10 @@ impl Output for EventsTable {
             match self.filters.matches(&traces, &self.plans, &search)? {
                 Progress::Counted(m) => Some(m),
                 Progress::Running(percent) => {
-                    let low = index.unwrap_or(0) as u64;
+                    let low = match at {
+                        At::Index(i) => i,
+                        At::Time(_) => 0,
+                    };
                     let m = format!("Filtering: {percent}%");
                     return Ok(data(empty(0, low), Status::Running, m));
                 }
@@ -663,11 +649,10 @@ impl Output for EventsTable {
             None
         };
         let size = matches.as_ref().map_or_else(|| traces.size(), |m| m.size());
-        let mut low = match (index, times.as_deref(), &matches) {
-            (Some(i), _, _) => i as u64,
-            (None, Some([t, ..]), None) => traces.line_at(&self.plans, *t)?,
-            (None, Some([t, ..]), Some(m)) => m.line_at(&traces, &search, *t)?,
-            (None, _, _) => 0,
+        let mut low = match (at, &matches) {
+            (At::Index(i), _) => i,
+            (At::Time(t), None) => traces.line_at(&self.plans, t)?,
+            (At::Time(t), Some(m)) => m.line_at(&traces, &search, t)?,
         };
         if let Some(dir) = direction.filter(|_| !search.0.is_empty()) {
             let found = match (&matches, dir) {

@@ -4,8 +4,9 @@
 use serde_json::{json, Value};
 
 use crate::service::index::TraceIndex;
-use crate::service::params::{self, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::{Tree, Viewport};
 use crate::service::reply::{completed, data, Status};
 use crate::service::traces::Readiness;
 
@@ -31,9 +32,7 @@ impl Output for Histogram {
 
     fn xy_tree(&self, q: &Query<'_>) -> Result<Value> {
         let e = q.exp;
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let headers = json!([{"name": "Name", "tooltip": ""}]);
         let mut entries = vec![
             json!({"id": 0, "parentId": -1, "labels": [e.name], "hasData": false}),
@@ -57,11 +56,8 @@ impl Output for Histogram {
     }
 
     fn xy(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p
-            .opt_i64_array("requested_items")?
-            .unwrap_or_else(|| vec![1]);
+        let Viewport { range, items } = Viewport::parse(q.body)?;
+        let items = items.unwrap_or_else(|| vec![1]);
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(message) => {

@@ -10,10 +10,10 @@ use super::draw::{
     filtered, moved, sample_states, state_name, thread_state_style_map, DrawnRow, DrawnRows,
 };
 use super::thread_tree::{thread_name, Group, Hosts, Served, Tree};
-use crate::service::filters::StateFilter;
 use crate::service::index::{Row, TraceIndex};
-use crate::service::params::{self, Result, ServiceError, TimeRange};
+use crate::service::params::{Result, ServiceError, TimeRange};
 use crate::service::provider::{no_arrows, Output, Query};
+use crate::service::queries::{self, FilteredStates, Tooltip, Viewport};
 use crate::service::reply::{completed, data, Reply, Status};
 use crate::service::traces::ExperimentEntry;
 
@@ -129,9 +129,7 @@ impl Output for ThreadStatus {
 
     fn timegraph_tree(&self, q: &Query<'_>) -> Result<Value> {
         // The time range is optional and does not filter the rows.
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        queries::Tree::parse(q.body)?;
         let headers = json!([
             {"name": "Process", "tooltip": "Host, process or thread name"},
             {"name": "TID", "tooltip": "Thread id", "dataType": "NUMBER"},
@@ -154,10 +152,10 @@ impl Output for ThreadStatus {
     }
 
     fn timegraph_states(&self, q: &Query<'_>) -> Result<Reply> {
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
-        let items = p.opt_i64_array("requested_items")?;
-        let filter = StateFilter::of(&p)?;
+        let FilteredStates {
+            viewport: Viewport { range, items },
+            filter,
+        } = FilteredStates::parse(q.body)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(message) => return Ok(data(json!({"rows": []}), Status::Running, message).into()),
@@ -198,14 +196,12 @@ impl Output for ThreadStatus {
     }
 
     fn timegraph_tooltip(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let times = p.opt_i64_array("requested_times")?.unwrap_or_default();
-        let items = p.opt_i64_array("requested_items")?.unwrap_or_default();
+        let asked = Tooltip::parse(q.body)?;
         let indexes = match q.exp.indexes()? {
             Ok(ix) => ix,
             Err(message) => return Ok(data(json!({}), Status::Running, message)),
         };
-        let (Some(&t), Some(&id)) = (times.first(), items.first()) else {
+        let (Some(t), Some(id)) = (asked.time, asked.item) else {
             return Ok(completed(json!({})));
         };
         let traces = served(q.exp, &indexes);

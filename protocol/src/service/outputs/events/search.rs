@@ -1,13 +1,14 @@
 //! Search expressions of the events table (`table_search_expressions`: a
-//! regular expression per column) and NEXT/PREVIOUS: the first matching
-//! line from the one asked for, read from the trace a checkpoint block at a
-//! time.
+//! regular expression per column, read by `queries::EventLines`) and
+//! NEXT/PREVIOUS: the first matching line from the one asked for, read from
+//! the trace a checkpoint block at a time.
 
 use regex::Regex;
 
-use super::{Plans, Row, Traces, COLUMNS, CONTENTS, TID};
+use super::{Plans, Row, Traces, CONTENTS, TID};
 use crate::service::index::CHECKPOINT_EVERY;
-use crate::service::params::{self, Result, ServiceError};
+use crate::service::params::Result;
+use crate::service::queries::Direction;
 
 /// Search expressions: (column, regular expression); a line matches when
 /// every one finds a match in its column.
@@ -15,41 +16,6 @@ use crate::service::params::{self, Result, ServiceError};
 pub(super) struct Search(pub(super) Vec<(usize, Regex)>);
 
 impl Search {
-    pub(super) fn from_params(p: &params::Params<'_>) -> Result<Search> {
-        let Some(v) = p.raw("table_search_expressions") else {
-            return Ok(Search(Vec::new()));
-        };
-        let Some(m) = v.as_object() else {
-            return Err(ServiceError::bad_request(
-                "parameters.table_search_expressions: expected an object {columnId: regex}",
-            ));
-        };
-        let mut out = Vec::new();
-        for (k, e) in m {
-            let field = format!("parameters.table_search_expressions.{k}");
-            let column = k
-                .parse::<usize>()
-                .ok()
-                .filter(|&c| c < COLUMNS.len())
-                .ok_or_else(|| {
-                    ServiceError::bad_request(format!(
-                        "{field}: no column has id {k} (0..{})",
-                        COLUMNS.len() - 1
-                    ))
-                })?;
-            let text = e.as_str().ok_or_else(|| {
-                ServiceError::bad_request(format!("{field}: expected a regular expression"))
-            })?;
-            if text.is_empty() {
-                continue;
-            }
-            let re =
-                Regex::new(text).map_err(|x| ServiceError::bad_request(format!("{field}: {x}")))?;
-            out.push((column, re));
-        }
-        Ok(Search(out))
-    }
-
     pub(super) fn matches(&self, row: &Row) -> bool {
         !self.0.is_empty() && self.0.iter().all(|(c, re)| re.is_match(&row.cell(*c)))
     }
@@ -77,26 +43,6 @@ impl Search {
             .collect();
         key.sort();
         key
-    }
-}
-
-/// Where a search looks from the line asked for (`table_search_direction`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Direction {
-    Next,
-    Previous,
-}
-
-impl Direction {
-    pub(super) fn from_params(p: &params::Params<'_>) -> Result<Option<Direction>> {
-        match p.opt_str("table_search_direction")? {
-            None => Ok(None),
-            Some(d) if d.eq_ignore_ascii_case("next") => Ok(Some(Direction::Next)),
-            Some(d) if d.eq_ignore_ascii_case("previous") => Ok(Some(Direction::Previous)),
-            Some(d) => Err(ServiceError::bad_request(format!(
-                "parameters.table_search_direction: expected NEXT or PREVIOUS, got {d}"
-            ))),
-        }
     }
 }
 

@@ -11,8 +11,9 @@ use sextant_engine::analysis::tasks::Task;
 use uuid::Uuid;
 
 use super::{Detection, Found};
-use crate::service::params::{self, Result};
+use crate::service::params::Result;
 use crate::service::provider::{no_styles, Output, Query};
+use crate::service::queries::{Tree, Viewport};
 use crate::service::reply::completed;
 
 pub struct Instances {
@@ -99,9 +100,7 @@ impl Output for Instances {
     }
 
     fn xy_tree(&self, q: &Query<'_>) -> Result<Value> {
-        if q.body.get("parameters").is_some() {
-            params::parameters(q.body)?.opt_time_range()?;
-        }
+        Tree::parse(q.body)?;
         let found = self.detection.of(q.exp)?;
         let default = default_task(&found);
         let entries: Vec<Value> = found
@@ -137,10 +136,9 @@ impl Output for Instances {
     /// The asked tasks' series (the default task's when none is asked),
     /// over the requested range; at most `nbTimes` points each.
     fn xy(&self, q: &Query<'_>) -> Result<Value> {
-        let p = params::parameters(q.body)?;
-        let range = p.time_range()?;
+        let Viewport { range, items } = Viewport::parse(q.body)?;
         let found = self.detection.of(q.exp)?;
-        let items = match p.opt_i64_array("requested_items")? {
+        let items = match items {
             Some(ids) => ids,
             None => default_task(&found).map(|i| i as i64).into_iter().collect(),
         };

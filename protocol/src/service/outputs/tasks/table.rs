@@ -13,7 +13,8 @@ use uuid::Uuid;
 
 use super::Detection;
 use crate::service::params::Result;
-use crate::service::provider::{columns, no_styles, Output, Page, Query};
+use crate::service::provider::{columns, lines, no_styles, Output, Query};
+use crate::service::queries::Page;
 
 pub const ID: &str = "sextant.tasks";
 
@@ -163,11 +164,11 @@ impl Output for Table {
     }
 
     fn table_lines(&self, q: &Query<'_>) -> Result<Value> {
-        let page = Page::of(q, COLUMNS.len())?;
+        let page = Page::parse(q.body, COLUMNS.len())?;
         let found = self.0.of(q.exp)?;
         let numbered: Vec<(usize, &(Option<String>, Task))> =
             found.tasks.iter().enumerate().collect();
-        page.lines(&numbered, |(i, _)| *i as i64, |(_, t), c| cell(t, c))
+        lines(&page, &numbered, |(i, _)| *i as i64, |(_, t), c| cell(t, c))
     }
 
     fn forget(&self, exp: Uuid) {
