@@ -1,23 +1,20 @@
-//! sextant-engine: trace readers, the kernel model and the analyses.
+//! sextant-engine: the kernel model, the pass, the analyses, the store and
+//! the front door (`session`), over the readers of `sextant-formats`, whose
+//! modules it re-exports so that `sextant_engine::ctf` and the like stay one
+//! path for every front end.
 //!
 //! See ARCHITECTURE.md at the repository root for the layers and invariants.
 
 pub mod analysis;
-pub mod btf;
-pub mod capture;
-pub mod ctf;
 pub mod duration;
-pub mod event;
 pub mod export;
-pub mod ftrace;
-pub mod hosts;
 pub mod jsonl;
 pub mod kernel;
-pub mod mapped;
-pub mod reader;
 pub mod run;
 pub mod session;
 pub mod store;
 pub mod sync;
-pub mod tracedat;
-pub mod value;
+
+pub use sextant_formats::{
+    btf, capture, ctf, event, ftrace, hosts, mapped, reader, tracedat, value,
+};

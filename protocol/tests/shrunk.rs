@@ -1,6 +1,6 @@
 //! A trace cut short by another process while `sextant dump` reads it: the
 //! command ends with an error naming the file and both sizes, not killed
-//! by SIGBUS (the reader maps its files: `engine/src/mapped.rs`).
+//! by SIGBUS (the reader maps its files: `formats/src/mapped.rs`).
 //!
 //! Deterministic: dump writes into a pipe this test reads only after the
 //! cut, so dump is held a pipe's worth of output past its start, far from

@@ -1,5 +1,5 @@
 use super::*;
-use crate::hosts::tests::shared;
+use sextant_formats::testing::shared_ctf as shared;
 
 /// Trace Compass's ExperimentSyncTest.testExperimentSync on the same
 /// traces: VM3 (scp_dest) is the reference, and VM1's (scp_src) times go

@@ -335,7 +335,7 @@ impl Analysis for BtfLanes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::btf::tests::TempFile;
+    use sextant_formats::testing::TempFile;
 
     /// A task whose instance runs two runnables (one preempted), takes a
     /// semaphore another task waits for, waits for an OS event the other

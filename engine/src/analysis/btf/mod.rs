@@ -5,3 +5,6 @@
 
 pub mod instances;
 pub mod lanes;
+
+#[cfg(test)]
+mod tests;

@@ -210,22 +210,9 @@ fn group(root: &Path, traces: &[(Origin, PathBuf)]) -> Vec<Host> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-
-    /// A trace of `../shared/traces/ctf`, or `None` (and a line saying the
-    /// test is skipped) when it is absent.
-    pub(crate) fn shared(rel: &str) -> Option<PathBuf> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/traces/ctf")
-            .join(rel);
-        if p.exists() {
-            Some(p)
-        } else {
-            eprintln!("skipped: {} is absent", p.display());
-            None
-        }
-    }
+    use crate::testing::shared_ctf as shared;
 
     #[test]
     fn one_session_is_one_host() {

@@ -503,7 +503,7 @@ mod tests {
             let e = parse(row.as_bytes()).unwrap_err();
             assert!(e.message.contains("too large"), "{row}: {}", e.message);
         }
-        let seed = include_bytes!("../../fuzz/seeds/btf/finding-long-number.btf");
+        let seed = include_bytes!("../../../engine/fuzz/seeds/btf/finding-long-number.btf");
         let rows: Vec<&[u8]> = seed
             .split(|&b| b == b'\n')
             .filter(|l| l.first().is_some_and(u8::is_ascii_digit))
