@@ -1,7 +1,7 @@
 //! The protocol and SQL crates ask the engine through its front door
 //! (`sextant_engine::session`): neither runs a pass over a trace nor reads
-//! or writes the store's files itself. Read from the text of protocol/src
-//! and sql/src (comments left out), so that a new shortcut fails here with
+//! or writes the store's files itself. Read from the text of protocol/src,
+//! service/src and sql/src (comments left out), so that a new shortcut fails here with
 //! its file and line.
 
 use std::fs;
@@ -83,6 +83,17 @@ fn the_protocol_crate_goes_through_the_session() {
     assert!(
         found.is_empty(),
         "protocol/src reaches past sextant_engine::session:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The TSP service, a crate of its own below the transports.
+#[test]
+fn the_service_crate_goes_through_the_session() {
+    let found = shortcuts_in("service/src", 20);
+    assert!(
+        found.is_empty(),
+        "service/src reaches past sextant_engine::session:\n{}",
         found.join("\n")
     );
 }

@@ -2,7 +2,7 @@
 """Writes schemas/rpc/: a JSON Schema (2020-12) for the params and result of
 every JSON-RPC method of sextant and for every notification.
 
-The TSP methods are the rows of protocol/src/endpoints.rs (method, HTTP verb,
+The TSP methods are the rows of service/src/endpoints.rs (method, HTTP verb,
 route); their params are the HTTP body of the route in the TSP OpenAPI
 document (../shared/specs/tsp-API.yaml) with the route's identifiers added,
 their result the body of its 200 answer. The components they use are
@@ -54,7 +54,7 @@ def file_of(method):
 
 def endpoints():
     """(method, verb, route) of each row of the endpoint table."""
-    text = open(os.path.join(ROOT, "protocol", "src", "endpoints.rs")).read()
+    text = open(os.path.join(ROOT, "service", "src", "endpoints.rs")).read()
     return re.findall(r'endpoint!\("([^"]+)",\s*(Get|Post|Delete)\s+"([^"]+)"', text)
 
 

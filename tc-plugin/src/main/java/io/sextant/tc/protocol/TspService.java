@@ -11,7 +11,7 @@ import com.google.gson.JsonObject;
 
 /**
  * The TSP methods the plugin uses, one per HTTP endpoint
- * (protocol/src/endpoints.rs): params are the HTTP body plus the route ids,
+ * (service/src/endpoints.rs): params are the HTTP body plus the route ids,
  * results the HTTP response body.
  */
 @JsonSegment("tsp")
