@@ -51,10 +51,8 @@ pub struct Request {
     pub store: StoreArgs,
 }
 
+/// One table to one file (`--dataset` goes to `dataset::run` instead).
 pub fn run(req: Request) -> anyhow::Result<()> {
-    if let Some(dir) = &req.dataset {
-        return super::dataset::run(dir, &req);
-    }
     let out = req
         .out
         .as_deref()

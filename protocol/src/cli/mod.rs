@@ -158,7 +158,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyze(req) => analyze::run(req),
         Command::Discover(req) => discover::run(req),
         Command::Explain(req) => explain::run(req),
-        Command::Export(req) => export::run(req),
+        Command::Export(req) => match &req.dataset {
+            Some(dir) => dataset::run(dir, &req),
+            None => export::run(req),
+        },
         Command::Serve(req) => serve::run(req),
         Command::Capture(req) => capture::run(req),
         Command::Convert(req) => convert::run(req),
