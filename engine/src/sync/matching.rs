@@ -18,6 +18,9 @@ pub struct Packet {
     pub ts: i64,
     pub sent: bool,
     pub key: Key,
+    /// The CPU the event was recorded on, when the trace says: a
+    /// reception's is where the wake-ups it causes happen.
+    pub cpu: Option<u32>,
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
@@ -28,6 +31,8 @@ pub struct Message {
     pub sent: i64,
     pub receiver: usize,
     pub received: i64,
+    /// The CPU the reception was recorded on.
+    pub received_on: Option<u32>,
 }
 
 /// The messages among the hosts' packets (each host's in time order), in
@@ -49,8 +54,8 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
 struct Matcher {
     /// Per host: emissions waiting for their reception, by key.
     out: Vec<HashMap<Key, i64>>,
-    /// Per host: receptions waiting for their emission.
-    into: Vec<HashMap<Key, i64>>,
+    /// Per host: receptions (time, CPU) waiting for their emission.
+    into: Vec<HashMap<Key, (i64, Option<u32>)>>,
     /// The latest message from each sender to each receiver.
     last: HashMap<(usize, usize), Message>,
     found: Vec<Message>,
@@ -75,12 +80,13 @@ impl Matcher {
                 if other == host {
                     continue;
                 }
-                if let Some(received) = pending.remove(&p.key) {
+                if let Some((received, received_on)) = pending.remove(&p.key) {
                     message = Some(Message {
                         sender: host,
                         sent: p.ts,
                         receiver: other,
                         received,
+                        received_on,
                     });
                 }
             }
@@ -92,19 +98,18 @@ impl Matcher {
                         sent,
                         receiver: host,
                         received: p.ts,
+                        received_on: p.cpu,
                     });
                 }
             }
         }
         match message {
             Some(m) => self.found(m),
+            None if p.sent => {
+                self.out[host].entry(p.key).or_insert(p.ts);
+            }
             None => {
-                let table = if p.sent {
-                    &mut self.out
-                } else {
-                    &mut self.into
-                };
-                table[host].entry(p.key).or_insert(p.ts);
+                self.into[host].entry(p.key).or_insert((p.ts, p.cpu));
             }
         }
     }
@@ -135,7 +140,7 @@ impl Matcher {
             &|x| (x.receiver == receiver).then_some((x.sender, x.received)),
             receiver,
         ) {
-            self.into[receiver].retain(|_, ts| *ts >= t);
+            self.into[receiver].retain(|_, (ts, _)| *ts >= t);
         }
     }
 }
@@ -149,6 +154,7 @@ mod tests {
             ts,
             sent,
             key: (seq, 0, 0x18),
+            cpu: Some(0),
         }
     }
 
@@ -166,13 +172,15 @@ mod tests {
                     sender: 0,
                     sent: 100,
                     receiver: 1,
-                    received: 50
+                    received: 50,
+                    received_on: Some(0),
                 },
                 Message {
                     sender: 1,
                     sent: 250,
                     receiver: 0,
-                    received: 300
+                    received: 300,
+                    received_on: Some(0),
                 },
             ]
         );

@@ -91,6 +91,7 @@ impl WithSource for ReadPackets {
                     ts: e.ts(),
                     sent,
                     key: (seq, ack, flags),
+                    cpu: e.cpu(),
                 });
             }
         }
