@@ -632,3 +632,72 @@ fn explain_names_the_host_a_waking_packet_came_from() {
         "{other}"
     );
 }
+
+/// The TSP explain of a synchronised experiment says the same: its
+/// diagnosis (the critical path's annotation) names VM1 for sshd's
+/// wake-up on VM3, as `sextant explain` does.
+#[test]
+fn the_served_explain_names_the_host_too() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-served-explain");
+    let cache = tmp.path().join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    // VM3's trace first: a thread and a range are explained in the first
+    // trace whose range holds the start, and both hosts' do.
+    let hosts: Vec<PathBuf> = ["scp_dest", "scp_src"]
+        .iter()
+        .map(|h| sync.join(h))
+        .collect();
+    let mut args = vec!["sync"];
+    args.extend(hosts.iter().map(|h| h.to_str().unwrap()));
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    run_json(&args);
+    // Kept in each trace's store for the server, in the folder's for the
+    // command line.
+    let folder = sync.to_str().unwrap();
+    run_json(&["sync", folder, "--format", "json", "--cache-dir", cache_s]);
+    // The execution's range, from the command line (VM3 is the reference:
+    // its own clock is the shared timeline).
+    let cli = explain_vm3(folder, WOKEN_BY_VM1, cache_s);
+    let named = causes_of(&cli, "packet")[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let x = &cli["execution"];
+
+    let srv = Server::start_with(&[
+        "--cache-dir",
+        cache_s,
+        "--allow-root",
+        sync.to_str().unwrap(),
+    ]);
+    let mut uuids = Vec::new();
+    for (k, h) in hosts.iter().enumerate() {
+        let (st, trace) = srv.post(
+            "/traces",
+            &json!({"parameters": {"name": format!("host{k}"), "uri": h.to_str().unwrap()}}),
+        );
+        assert_eq!(st, 200, "{trace}");
+        uuids.push(trace["UUID"].clone());
+    }
+    let (euuid, _) = srv.experiment("two hosts", &uuids);
+    let base = format!("/experiments/{euuid}/outputs");
+    let (st, created) = srv.post(
+        &format!("{base}/sextant.explain"),
+        &json!({"name": "woken", "sourceTypeId": "sextant.explain",
+                "parameters": {"tid": x["end_tid"], "start": x["start"], "end": x["end"]}}),
+    );
+    assert_eq!(st, 200, "{created}");
+    let (st, ann) = srv.post(
+        &format!("{base}/{}/annotations", created["id"].as_str().unwrap()),
+        &json!({"parameters": {"requested_timerange": {"start": x["start"], "end": x["end"]}}}),
+    );
+    assert_eq!(st, 200, "{ann}");
+    let label = ann["model"]["annotations"]["Diagnosis"][0]["label"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{ann}"));
+    assert!(label.contains(&named), "{label}\nshould say: {named}");
+}
