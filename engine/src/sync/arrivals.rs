@@ -52,6 +52,7 @@ pub fn received_by(sync: &Synchronization, id: &str) -> Result<Vec<Arrival>, Syn
             cpu,
             received: m.received,
             from: from.name.clone(),
+            sent_by: m.sent_by,
             sent,
             transit: mine.apply(m.received) - sent,
         });

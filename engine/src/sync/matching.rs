@@ -21,6 +21,9 @@ pub struct Packet {
     /// The CPU the event was recorded on, when the trace says: a
     /// reception's is where the wake-ups it causes happen.
     pub cpu: Option<u32>,
+    /// The thread that emitted the event, when the trace's framing says
+    /// (ftrace's `TASK-PID`): an emission's is who sent the packet.
+    pub thread: Option<i64>,
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
@@ -29,6 +32,8 @@ pub struct Packet {
 pub struct Message {
     pub sender: usize,
     pub sent: i64,
+    /// The thread that sent it, when the emission names one.
+    pub sent_by: Option<i64>,
     pub receiver: usize,
     pub received: i64,
     /// The CPU the reception was recorded on.
@@ -52,8 +57,9 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
 }
 
 struct Matcher {
-    /// Per host: emissions waiting for their reception, by key.
-    out: Vec<HashMap<Key, i64>>,
+    /// Per host: emissions (time, thread) waiting for their reception, by
+    /// key.
+    out: Vec<HashMap<Key, (i64, Option<i64>)>>,
     /// Per host: receptions (time, CPU) waiting for their emission.
     into: Vec<HashMap<Key, (i64, Option<u32>)>>,
     /// The latest message from each sender to each receiver.
@@ -84,6 +90,7 @@ impl Matcher {
                     message = Some(Message {
                         sender: host,
                         sent: p.ts,
+                        sent_by: p.thread,
                         receiver: other,
                         received,
                         received_on,
@@ -92,10 +99,11 @@ impl Matcher {
             }
         } else {
             for (other, pending) in self.out.iter_mut().enumerate() {
-                if let Some(sent) = pending.remove(&p.key) {
+                if let Some((sent, sent_by)) = pending.remove(&p.key) {
                     message = Some(Message {
                         sender: other,
                         sent,
+                        sent_by,
                         receiver: host,
                         received: p.ts,
                         received_on: p.cpu,
@@ -106,7 +114,7 @@ impl Matcher {
         match message {
             Some(m) => self.found(m),
             None if p.sent => {
-                self.out[host].entry(p.key).or_insert(p.ts);
+                self.out[host].entry(p.key).or_insert((p.ts, p.thread));
             }
             None => {
                 self.into[host].entry(p.key).or_insert((p.ts, p.cpu));
@@ -133,7 +141,7 @@ impl Matcher {
             &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
             sender,
         ) {
-            self.out[sender].retain(|_, ts| *ts >= t);
+            self.out[sender].retain(|_, (ts, _)| *ts >= t);
         }
         let receiver = m.receiver;
         if let Some(t) = oldest(
@@ -155,6 +163,7 @@ mod tests {
             sent,
             key: (seq, 0, 0x18),
             cpu: Some(0),
+            thread: None,
         }
     }
 
@@ -171,6 +180,7 @@ mod tests {
                 Message {
                     sender: 0,
                     sent: 100,
+                    sent_by: None,
                     receiver: 1,
                     received: 50,
                     received_on: Some(0),
@@ -178,6 +188,7 @@ mod tests {
                 Message {
                     sender: 1,
                     sent: 250,
+                    sent_by: None,
                     receiver: 0,
                     received: 300,
                     received_on: Some(0),

@@ -92,6 +92,7 @@ impl WithSource for ReadPackets {
                     sent,
                     key: (seq, ack, flags),
                     cpu: e.cpu(),
+                    thread: e.thread(),
                 });
             }
         }

@@ -128,12 +128,14 @@ pub enum Cause {
     /// does not show) woke it.
     Interrupt { of: Party, context: Context },
     /// Blocked until `context` woke it right after receiving a packet that
-    /// host `from` sent (`remote`): at `sent` on the shared timeline,
-    /// `transit` ns before it arrived.
+    /// host `from` sent (`remote`), by thread `sent_by` when the trace
+    /// says: at `sent` on the shared timeline, `transit` ns before it
+    /// arrived.
     Packet {
         of: Party,
         context: Context,
         from: String,
+        sent_by: Option<i64>,
         sent: i64,
         transit: i64,
     },
@@ -530,6 +532,7 @@ fn blocked(
                 of,
                 context,
                 from: a.from.clone(),
+                sent_by: a.sent_by,
                 sent: a.sent,
                 transit: a.transit,
             },

@@ -18,6 +18,9 @@ pub struct Arrival {
     pub received: i64,
     /// The host that sent it.
     pub from: String,
+    /// The thread that sent it, when the emission names one (a tid of
+    /// that host: its name is in that host's trace, not read here).
+    pub sent_by: Option<i64>,
     /// When it was sent, on the shared timeline (ns).
     pub sent: i64,
     /// From its emission to its reception, on the shared timeline (ns).

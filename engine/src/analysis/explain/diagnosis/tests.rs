@@ -630,6 +630,7 @@ fn arrival(cpu: u32, received: i64) -> Arrival {
         cpu,
         received,
         from: "VM3".into(),
+        sent_by: None,
         sent: 1_361_214_092_782_000_123,
         transit: 85_000,
     }
@@ -654,6 +655,18 @@ fn a_wakeup_after_a_matched_packet_names_its_host() {
         )
     );
     assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
+    // An emission that names its thread: the sender is said too.
+    let sent_by = Arrival {
+        sent_by: Some(4047),
+        ..arrival(0, 950)
+    };
+    let d = diagnose_with(&g, 5, 0, 2000, &[sent_by]);
+    assert!(
+        d.text
+            .contains("a packet from host VM3 (sent by thread 4047 at 1361214092.782000123 s"),
+        "{}",
+        d.text
+    );
 }
 
 #[test]

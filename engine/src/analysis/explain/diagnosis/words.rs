@@ -197,12 +197,14 @@ fn words(c: &Cause, cost: i64, n: &Naming<'_>) -> String {
             of,
             context,
             from,
+            sent_by,
             sent,
             transit,
         } => format!(
-            "{} waited {d}, woken by a packet from host {from} (sent at {} on the shared \
+            "{} waited {d}, woken by a packet from host {from} ({} at {} on the shared \
              timeline, {} before it arrived; {} woke it)",
             n.of_name(of),
+            sent_by.map_or_else(|| "sent".to_string(), |t| format!("sent by thread {t}")),
             seconds(*sent),
             human(*transit),
             interrupt(context)
