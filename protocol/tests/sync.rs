@@ -505,3 +505,199 @@ fn a_served_experiment_of_synchronised_hosts_is_on_the_stored_timeline() {
     tree.sort();
     assert_eq!(tree, firsts);
 }
+
+/// synctraces' VM3, `blocking` execution 301: sshd 4048 blocked until the
+/// net rx softirq woke it right after a packet from VM1 arrived.
+const WOKEN_BY_VM1: &str = "301";
+/// VM3's execution 310: sshd woken by the same softirq, after no packet
+/// the sync matched.
+const WOKEN_BY_NO_PACKET: &str = "310";
+
+/// `explain`'s JSON for VM3's `blocking` execution `k` of synctraces.
+fn explain_vm3(trace: &str, k: &str, cache: &str) -> Value {
+    valid_json_output(
+        "explain-result.schema.json",
+        &[
+            "explain",
+            trace,
+            "--host",
+            "VM3",
+            "--preset",
+            "blocking",
+            "--execution",
+            k,
+            "--format",
+            "json",
+            "--cache-dir",
+            cache,
+        ],
+    )
+}
+
+/// The causes of an explanation of the kind `kind`.
+fn causes_of<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
+    doc["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == kind)
+        .collect()
+}
+
+/// The TCP key (seq, ack_seq, flags) and time of each `name` event of a
+/// host's trace.
+fn packets(trace: &Path, name: &str) -> Vec<((i64, i64, i64), i64)> {
+    let out = sextant(&["dump", trace.to_str().unwrap(), "--format", "jsonl"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["name"] == name)
+        .map(|e| {
+            let f = |k: &str| e["fields"][k].as_i64().unwrap();
+            (
+                (f("seq"), f("ack_seq"), f("flags")),
+                e["ts"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// After `sync`, explain names the host a packet that woke the path up
+/// came from: VM3's sshd was woken by the net rx softirq right after a
+/// packet VM1 sent, and the packet it names is one VM1 sent with the TCP
+/// key VM3 received (the sync's matching), at the time the sync puts it.
+/// Before `sync`, and for a wake-up after no matched packet, no host is
+/// named.
+#[test]
+fn explain_names_the_host_a_waking_packet_came_from() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-explain");
+    let cache = tmp.path().join("cache");
+    let cache = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    let trace = sync.to_str().unwrap();
+
+    let unsynced = explain_vm3(trace, WOKEN_BY_VM1, cache);
+    assert_eq!(unsynced["execution"]["end_comm"], "sshd");
+    assert_eq!(unsynced["execution"]["end_tid"], 4048);
+    assert!(causes_of(&unsynced, "packet").is_empty(), "{unsynced}");
+    assert!(
+        unsynced["causes"].to_string().contains("for softirq 3"),
+        "{unsynced}"
+    );
+
+    let doc = run_json(&["sync", trace, "--format", "json", "--cache-dir", cache]);
+    let synced = explain_vm3(trace, WOKEN_BY_VM1, cache);
+    let named = causes_of(&synced, "packet");
+    let [packet] = named[..] else {
+        panic!("one packet cause: {synced}");
+    };
+    assert_eq!(packet["from"], "VM1");
+    assert_eq!(packet["of"]["tid"], 4048);
+    let text = packet["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("sshd waited ")
+            && text.contains("woken by a packet from host VM1 (sent at 1361214092.")
+            && text.contains(" on the shared timeline")
+            && text.ends_with("softirq 3 woke it)"),
+        "{text}"
+    );
+    assert!(synced["diagnosis"].as_str().unwrap().contains(text));
+    // The packet named: sent by VM1 at `sent` (its clock moved onto VM3's
+    // by the sync's correction), received by VM3 (the reference) `transit`
+    // later, with the same TCP key.
+    let (sent, transit) = (
+        packet["sent"].as_i64().unwrap(),
+        packet["transit"].as_i64().unwrap(),
+    );
+    let out = packets(&sync.join("scp_src"), "inet_sock_local_out");
+    let into = packets(&sync.join("scp_dest"), "inet_sock_local_in");
+    let (key, _) = into
+        .iter()
+        .find(|(_, ts)| *ts == sent + transit)
+        .unwrap_or_else(|| panic!("no VM3 reception at {}", sent + transit));
+    assert!(
+        out.iter()
+            .any(|(k, ts)| k == key && (on_reference(&doc, "VM1", *ts) - sent).abs() <= 1),
+        "no VM1 emission of {key:?} at {sent} on VM3's clock"
+    );
+
+    let other = explain_vm3(trace, WOKEN_BY_NO_PACKET, cache);
+    assert!(causes_of(&other, "packet").is_empty(), "{other}");
+    assert!(!other["causes"].to_string().contains("host"), "{other}");
+    assert!(
+        other["causes"].to_string().contains("for softirq 3"),
+        "{other}"
+    );
+}
+
+/// The TSP explain of a synchronised experiment says the same: its
+/// diagnosis (the critical path's annotation) names VM1 for sshd's
+/// wake-up on VM3, as `sextant explain` does.
+#[test]
+fn the_served_explain_names_the_host_too() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-served-explain");
+    let cache = tmp.path().join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    // VM3's trace first: a thread and a range are explained in the first
+    // trace whose range holds the start, and both hosts' do.
+    let hosts: Vec<PathBuf> = ["scp_dest", "scp_src"]
+        .iter()
+        .map(|h| sync.join(h))
+        .collect();
+    let mut args = vec!["sync"];
+    args.extend(hosts.iter().map(|h| h.to_str().unwrap()));
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    run_json(&args);
+    // Kept in each trace's store for the server, in the folder's for the
+    // command line.
+    let folder = sync.to_str().unwrap();
+    run_json(&["sync", folder, "--format", "json", "--cache-dir", cache_s]);
+    // The execution's range, from the command line (VM3 is the reference:
+    // its own clock is the shared timeline).
+    let cli = explain_vm3(folder, WOKEN_BY_VM1, cache_s);
+    let named = causes_of(&cli, "packet")[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let x = &cli["execution"];
+
+    let srv = Server::start_with(&[
+        "--cache-dir",
+        cache_s,
+        "--allow-root",
+        sync.to_str().unwrap(),
+    ]);
+    let mut uuids = Vec::new();
+    for (k, h) in hosts.iter().enumerate() {
+        let (st, trace) = srv.post(
+            "/traces",
+            &json!({"parameters": {"name": format!("host{k}"), "uri": h.to_str().unwrap()}}),
+        );
+        assert_eq!(st, 200, "{trace}");
+        uuids.push(trace["UUID"].clone());
+    }
+    let (euuid, _) = srv.experiment("two hosts", &uuids);
+    let base = format!("/experiments/{euuid}/outputs");
+    let (st, created) = srv.post(
+        &format!("{base}/sextant.explain"),
+        &json!({"name": "woken", "sourceTypeId": "sextant.explain",
+                "parameters": {"tid": x["end_tid"], "start": x["start"], "end": x["end"]}}),
+    );
+    assert_eq!(st, 200, "{created}");
+    let (st, ann) = srv.post(
+        &format!("{base}/{}/annotations", created["id"].as_str().unwrap()),
+        &json!({"parameters": {"requested_timerange": {"start": x["start"], "end": x["end"]}}}),
+    );
+    assert_eq!(st, 200, "{ann}");
+    let label = ann["model"]["annotations"]["Diagnosis"][0]["label"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{ann}"));
+    assert!(label.contains(&named), "{label}\nshould say: {named}");
+}

@@ -2,7 +2,10 @@
 //! seek, with a short replay before it), and the report `explain --format
 //! json`, the Python package and scripts read (its critical path, the
 //! path's complement with the priority inversions, the related threads,
-//! the kernel facilities and the diagnosis).
+//! the kernel facilities and the diagnosis). When `sextant sync` stored a
+//! synchronisation for the trace, the packets its host received from the
+//! others go with the explanation, so that the diagnosis names the host
+//! behind a wake-up.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -15,9 +18,10 @@ use crate::analysis::explain::path::{Link, PathState};
 use crate::analysis::explain::{self, explain_trace, request_for, Diagnosis, Explanation};
 use crate::analysis::facilities::Facilities;
 use crate::analysis::model::census::TraceFacts;
-use crate::hosts::HostPick;
+use crate::hosts::{self, HostPick};
 use crate::reader::OpenOptions;
-use crate::run::{RunError, Work};
+use crate::run::Work;
+use crate::sync;
 
 /// What an explanation reads around an execution.
 #[derive(Debug, Clone, Default)]
@@ -121,22 +125,57 @@ impl Session {
         work: &Work<'_>,
     ) -> Result<Explanation, Error> {
         let request = request_for(execution, around.cpus.clone(), around.replay_ns);
-        Ok(self.explain_range(&request, pick, work)?)
+        self.explain_range(&request, pick, work)
     }
 
     /// The explanation `request` asks for (a thread over a range), on host
-    /// `pick`.
+    /// `pick`, with the packets that host received from the others when a
+    /// synchronisation is stored for the trace.
     pub fn explain_range(
         &self,
         request: &explain::Request,
         pick: HostPick,
         work: &Work<'_>,
-    ) -> Result<Explanation, RunError> {
+    ) -> Result<Explanation, Error> {
         let options = OpenOptions {
             host: pick,
             ..self.options
         };
-        explain_trace(&self.trace, options, request, work)
+        let mut explanation = explain_trace(&self.trace, options, request, work)?;
+        explanation.arrivals = self.arrivals(pick)?;
+        Ok(explanation)
+    }
+
+    /// The packets host `pick` of the trace received from other hosts, as
+    /// the synchronisation stored for the trace matched them: none when
+    /// stores are off or no usable synchronisation is stored (the
+    /// timeline says why elsewhere; here it only means nothing to add).
+    fn arrivals(&self, pick: HostPick) -> Result<Vec<explain::remote::Arrival>, Error> {
+        let Some(store) = self.store() else {
+            return Ok(Vec::new());
+        };
+        let Ok(Some(stored)) = sync::stored::load(&store) else {
+            return Ok(Vec::new());
+        };
+        let found = hosts::of(&self.trace)?;
+        let host = match (pick, &found[..]) {
+            (HostPick::Nth(i), _) => found.get(i),
+            (_, [one]) => Some(one),
+            _ => None,
+        };
+        let Some(host) = host else {
+            return Ok(Vec::new());
+        };
+        // Told apart as `sync::synchronize` tells them: clock UUID, else name.
+        let id = host.boot.clone().unwrap_or_else(|| host.name.clone());
+        sync::received_by(&stored, &id).map_err(|e| {
+            format!(
+                "reading the packets of the hosts `sextant sync` synchronised with host {} \
+                 (run it again if their traces moved): {e}",
+                host.name
+            )
+            .into()
+        })
     }
 }
 

@@ -18,6 +18,12 @@ pub struct Packet {
     pub ts: i64,
     pub sent: bool,
     pub key: Key,
+    /// The CPU the event was recorded on, when the trace says: a
+    /// reception's is where the wake-ups it causes happen.
+    pub cpu: Option<u32>,
+    /// The thread that emitted the event, when the trace's framing says
+    /// (ftrace's `TASK-PID`): an emission's is who sent the packet.
+    pub thread: Option<i64>,
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
@@ -26,8 +32,12 @@ pub struct Packet {
 pub struct Message {
     pub sender: usize,
     pub sent: i64,
+    /// The thread that sent it, when the emission names one.
+    pub sent_by: Option<i64>,
     pub receiver: usize,
     pub received: i64,
+    /// The CPU the reception was recorded on.
+    pub received_on: Option<u32>,
 }
 
 /// The messages among the hosts' packets (each host's in time order), in
@@ -47,10 +57,11 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
 }
 
 struct Matcher {
-    /// Per host: emissions waiting for their reception, by key.
-    out: Vec<HashMap<Key, i64>>,
-    /// Per host: receptions waiting for their emission.
-    into: Vec<HashMap<Key, i64>>,
+    /// Per host: emissions (time, thread) waiting for their reception, by
+    /// key.
+    out: Vec<HashMap<Key, (i64, Option<i64>)>>,
+    /// Per host: receptions (time, CPU) waiting for their emission.
+    into: Vec<HashMap<Key, (i64, Option<u32>)>>,
     /// The latest message from each sender to each receiver.
     last: HashMap<(usize, usize), Message>,
     found: Vec<Message>,
@@ -75,36 +86,38 @@ impl Matcher {
                 if other == host {
                     continue;
                 }
-                if let Some(received) = pending.remove(&p.key) {
+                if let Some((received, received_on)) = pending.remove(&p.key) {
                     message = Some(Message {
                         sender: host,
                         sent: p.ts,
+                        sent_by: p.thread,
                         receiver: other,
                         received,
+                        received_on,
                     });
                 }
             }
         } else {
             for (other, pending) in self.out.iter_mut().enumerate() {
-                if let Some(sent) = pending.remove(&p.key) {
+                if let Some((sent, sent_by)) = pending.remove(&p.key) {
                     message = Some(Message {
                         sender: other,
                         sent,
+                        sent_by,
                         receiver: host,
                         received: p.ts,
+                        received_on: p.cpu,
                     });
                 }
             }
         }
         match message {
             Some(m) => self.found(m),
+            None if p.sent => {
+                self.out[host].entry(p.key).or_insert((p.ts, p.thread));
+            }
             None => {
-                let table = if p.sent {
-                    &mut self.out
-                } else {
-                    &mut self.into
-                };
-                table[host].entry(p.key).or_insert(p.ts);
+                self.into[host].entry(p.key).or_insert((p.ts, p.cpu));
             }
         }
     }
@@ -128,14 +141,14 @@ impl Matcher {
             &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
             sender,
         ) {
-            self.out[sender].retain(|_, ts| *ts >= t);
+            self.out[sender].retain(|_, (ts, _)| *ts >= t);
         }
         let receiver = m.receiver;
         if let Some(t) = oldest(
             &|x| (x.receiver == receiver).then_some((x.sender, x.received)),
             receiver,
         ) {
-            self.into[receiver].retain(|_, ts| *ts >= t);
+            self.into[receiver].retain(|_, (ts, _)| *ts >= t);
         }
     }
 }
@@ -149,6 +162,8 @@ mod tests {
             ts,
             sent,
             key: (seq, 0, 0x18),
+            cpu: Some(0),
+            thread: None,
         }
     }
 
@@ -165,14 +180,18 @@ mod tests {
                 Message {
                     sender: 0,
                     sent: 100,
+                    sent_by: None,
                     receiver: 1,
-                    received: 50
+                    received: 50,
+                    received_on: Some(0),
                 },
                 Message {
                     sender: 1,
                     sent: 250,
+                    sent_by: None,
                     receiver: 0,
-                    received: 300
+                    received: 300,
+                    received_on: Some(0),
                 },
             ]
         );

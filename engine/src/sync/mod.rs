@@ -5,6 +5,7 @@
 //! one reference host (`tree`). Corrections map times, never durations:
 //! a duration measured on one host stays in that host's clock.
 
+mod arrivals;
 mod correction;
 mod hull;
 mod matching;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use arrivals::received_by;
 pub use correction::Correction;
 pub use hull::{Hull, Quality};
 pub use matching::{messages, Message, Packet};
@@ -114,6 +116,27 @@ pub enum SyncError {
 /// Finds the hosts under `paths`, matches their packets and puts them on
 /// one timeline.
 pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
+    let (mut hosts, packets) = read_hosts(paths)?;
+    if hosts.len() < 2 {
+        return Err(SyncError::TooFew(hosts.len()));
+    }
+    let ids: Vec<String> = hosts.iter().map(|h| h.id.clone()).collect();
+    let (pairs, local_messages) = pairs(&ids, &messages(&packets));
+    let (reference, placed) = tree::chain(&ids, &pairs);
+    for (h, c) in hosts.iter_mut().zip(placed) {
+        h.correction = c;
+    }
+    Ok(Synchronization {
+        hosts,
+        pairs,
+        reference,
+        local_messages,
+    })
+}
+
+/// Every host under `paths` (not yet placed) and its packets, in time
+/// order.
+fn read_hosts(paths: &[PathBuf]) -> Result<(Vec<SyncHost>, Vec<Vec<Packet>>), SyncError> {
     let mut hosts = Vec::new();
     let mut packets = Vec::new();
     for path in paths {
@@ -142,21 +165,7 @@ pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
             packets.push(read);
         }
     }
-    if hosts.len() < 2 {
-        return Err(SyncError::TooFew(hosts.len()));
-    }
-    let ids: Vec<String> = hosts.iter().map(|h| h.id.clone()).collect();
-    let (pairs, local_messages) = pairs(&ids, &messages(&packets));
-    let (reference, placed) = tree::chain(&ids, &pairs);
-    for (h, c) in hosts.iter_mut().zip(placed) {
-        h.correction = c;
-    }
-    Ok(Synchronization {
-        hosts,
-        pairs,
-        reference,
-        local_messages,
-    })
+    Ok((hosts, packets))
 }
 
 fn read_packets(path: &Path, pick: HostPick) -> Result<Vec<Packet>, ReadError> {

@@ -91,6 +91,8 @@ impl WithSource for ReadPackets {
                     ts: e.ts(),
                     sent,
                     key: (seq, ack, flags),
+                    cpu: e.cpu(),
+                    thread: e.thread(),
                 });
             }
         }

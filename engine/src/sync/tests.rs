@@ -42,3 +42,31 @@ fn synctraces_match_trace_compass() {
         );
     }
 }
+
+/// The packets each host received from the other, as explain is given
+/// them: every message the sync paired across the two hosts, once, on the
+/// receiving host's CPU, sent before it arrived on the shared timeline.
+#[test]
+fn synctraces_arrivals_are_the_sync_messages() {
+    let Some(sync) = shared("synctraces") else {
+        return;
+    };
+    let s = synchronize(&[sync]).unwrap();
+    let (vm3, vm1) = (&s.hosts[0], &s.hosts[1]);
+    let to_vm3 = received_by(&s, &vm3.id).unwrap();
+    let to_vm1 = received_by(&s, &vm1.id).unwrap();
+    assert_eq!(to_vm3.len() + to_vm1.len(), s.pairs[0].messages);
+    assert!(!to_vm3.is_empty() && !to_vm1.is_empty());
+    assert!(to_vm3.iter().all(|a| a.from == "VM1"));
+    assert!(to_vm1.iter().all(|a| a.from == "VM3"));
+    for a in to_vm3.iter().chain(&to_vm1) {
+        assert!(
+            a.transit > 0 && a.transit < 10_000_000,
+            "{a:?}: a packet between two virtual machines of one host"
+        );
+    }
+    assert!(to_vm3.windows(2).all(|w| w[0].received <= w[1].received));
+    // VM3 is the reference: its receptions are on the shared timeline
+    // already.
+    assert!(to_vm3.iter().all(|a| a.sent + a.transit == a.received));
+}

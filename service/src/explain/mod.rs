@@ -23,9 +23,7 @@ use serde_json::{json, Value};
 use sextant_engine::analysis::executions::{Execution, Target};
 use sextant_engine::analysis::explain::{self, pick};
 use sextant_engine::hosts::HostPick;
-use sextant_engine::reader::OpenOptions;
-use sextant_engine::run::RunError;
-use sextant_engine::session::Session;
+use sextant_engine::session::is_cancelled;
 use sextant_engine::sync;
 
 use super::executions;
@@ -122,13 +120,18 @@ impl ConfigKind for Explanations {
         }
         let (trace, req) = explained_range(c, &asked)?;
         let path = &c.exp.traces[trace].path;
-        let explanation = Session::open(path, OpenOptions::default(), None)
+        // With the traces' stores: a synchronisation kept there names the
+        // hosts whose packets woke the path up.
+        let explanation = c
+            .results
+            .session(path)
             .explain_range(&req, HostPick::Sole, c.work)
-            .map_err(|e| match e {
-                RunError::Cancelled => {
+            .map_err(|e| {
+                if is_cancelled(&e) {
                     ServiceError::new(ErrorKind::Internal, "Cancelled", e.to_string())
+                } else {
+                    cannot_run(format!("{}: {e}", path.display()))
                 }
-                e => cannot_run(format!("{}: {e}", path.display())),
             })?;
         let diagnosis = explanation.diagnosis(req.tid);
         for c in &diagnosis.contradictions {

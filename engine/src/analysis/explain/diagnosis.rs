@@ -27,6 +27,7 @@ use super::graph::{Context, Graph};
 use super::lost;
 use super::path::{Link, PathPiece, PathState};
 use super::relations::Relations;
+use super::remote::{self, Arrival};
 use crate::kernel::priority::Priority;
 
 /// Interference is named when it cost at least this share of the
@@ -126,6 +127,18 @@ pub enum Cause {
     /// Blocked until an interrupt (or a softirq, or an interrupt the trace
     /// does not show) woke it.
     Interrupt { of: Party, context: Context },
+    /// Blocked until `context` woke it right after receiving a packet that
+    /// host `from` sent (`remote`), by thread `sent_by` when the trace
+    /// says: at `sent` on the shared timeline, `transit` ns before it
+    /// arrived.
+    Packet {
+        of: Party,
+        context: Context,
+        from: String,
+        sent_by: Option<i64>,
+        sent: i64,
+        transit: i64,
+    },
     /// Blocked, and nothing in the trace woke it.
     Blocked { of: Party },
     /// Blocked until its timer fired, on time.
@@ -208,12 +221,13 @@ pub struct Inputs<'a> {
     /// The analysed thread and its priority.
     pub analysed: i64,
     pub prio: Option<i32>,
+    /// Packets received from other hosts, in reception order.
+    pub arrivals: &'a [Arrival],
 }
 
 /// The causes of `inputs.path`, ranked, and the line naming the main one.
 pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
     let g = inputs.graph;
-    let runs = inputs.runs;
     let mut job: HashSet<i64> = inputs.path.iter().map(|p| p.tid).collect();
     job.insert(inputs.analysed);
     job.extend(
@@ -270,7 +284,7 @@ pub fn diagnose(inputs: &Inputs<'_>) -> Diagnosis {
                 }
             }
             PathState::Blocked { woken_by } => {
-                blocked(&mut acc, p, of, woken_by, runs, g);
+                blocked(&mut acc, p, of, woken_by, inputs);
             }
         }
     }
@@ -502,22 +516,32 @@ fn blocked(
     p: &PathPiece,
     of: Party,
     woken_by: Option<Context>,
-    runs: &CpuRuns,
-    g: &Graph,
+    inputs: &Inputs<'_>,
 ) {
+    let (g, runs) = (inputs.graph, inputs.runs);
     let len = p.end - p.start;
     let Some(context) = woken_by else {
         acc.add(Cause::Blocked { of }, len, false, false);
         return;
     };
+    let wakeup = g.line(p.tid).and_then(|l| l.wakeup_in(p.start, p.end));
     if context != Context::Timer {
-        acc.add(Cause::Interrupt { of, context }, len, false, false);
+        let packet = wakeup.and_then(|w| remote::cause_of(inputs.arrivals, w));
+        let cause = match packet {
+            Some(a) => Cause::Packet {
+                of,
+                context,
+                from: a.from.clone(),
+                sent_by: a.sent_by,
+                sent: a.sent,
+                transit: a.transit,
+            },
+            None => Cause::Interrupt { of, context },
+        };
+        acc.add(cause, len, false, false);
         return;
     }
-    let fire = g
-        .line(p.tid)
-        .and_then(|l| l.wakeup_in(p.start, p.end))
-        .and_then(|w| w.timer);
+    let fire = wakeup.and_then(|w| w.timer);
     let Some(fire) = fire.filter(|f| f.lateness() >= LATE_TIMER_NS) else {
         acc.add(Cause::Timer { of }, len, false, false);
         return;

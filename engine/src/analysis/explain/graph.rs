@@ -76,6 +76,9 @@ pub struct Wakeup {
     pub wakee: i64,
     pub waker: Context,
     pub cpu: Option<u32>,
+    /// When the waker's interrupt context opened on `cpu` (none for a
+    /// thread): what happened there since led to the wake-up.
+    pub since: Option<i64>,
     /// The timer whose callback woke the thread up, when one did.
     pub timer: Option<TimerFire>,
 }
@@ -252,8 +255,9 @@ struct Open {
 pub struct GraphBuilder {
     graph: Graph,
     open: HashMap<i64, Open>,
-    /// Interrupt contexts open on each CPU, innermost last.
-    contexts: Vec<Vec<Context>>,
+    /// Interrupt contexts open on each CPU, innermost last, with when
+    /// each opened.
+    contexts: Vec<Vec<(Context, i64)>>,
     /// Threads announced by a `sched_waking` whose `sched_wakeup` is to come.
     announced: HashSet<i64>,
     /// Armed hrtimers: (expiry, when, by whom).
@@ -378,7 +382,7 @@ impl GraphBuilder {
         }
     }
 
-    fn context_stack(&mut self, cpu: u32) -> &mut Vec<Context> {
+    fn context_stack(&mut self, cpu: u32) -> &mut Vec<(Context, i64)> {
         let i = crate::event::cpu_slot(cpu);
         if self.contexts.len() <= i {
             self.contexts.resize(i + 1, Vec::new());
@@ -420,7 +424,7 @@ impl GraphBuilder {
         }
         let stack = self.context_stack(cpu);
         if let Some(c) = entered {
-            stack.push(c);
+            stack.push((c, ev.ts));
             return;
         }
         let same_kind = |c: &Context| match ev.name {
@@ -428,7 +432,7 @@ impl GraphBuilder {
             names::SOFTIRQ_EXIT => matches!(c, Context::Softirq { .. }),
             _ => matches!(c, Context::Timer),
         };
-        if let Some(i) = stack.iter().rposition(same_kind) {
+        if let Some(i) = stack.iter().rposition(|(c, _)| same_kind(c)) {
             stack.truncate(i);
         }
     }
@@ -502,15 +506,17 @@ impl GraphBuilder {
         }
     }
 
-    fn waker(&self, ev: &KEvent<'_>, thread: Option<i64>) -> Context {
+    /// The waker of a wake-up event, and when its interrupt context
+    /// opened (none for a thread).
+    fn waker(&self, ev: &KEvent<'_>, thread: Option<i64>) -> (Context, Option<i64>) {
         let inner = ev
             .cpu
             .and_then(|c| self.contexts.get(crate::event::cpu_slot(c)))
             .and_then(|s| s.last());
         match (inner, thread) {
-            (Some(c), _) => *c,
-            (None, Some(tid)) if tid > 0 => Context::Thread { tid },
-            _ => Context::Idle { cpu: ev.cpu },
+            (Some(&(c, since)), _) => (c, Some(since)),
+            (None, Some(tid)) if tid > 0 => (Context::Thread { tid }, None),
+            _ => (Context::Idle { cpu: ev.cpu }, None),
         }
     }
 
@@ -530,7 +536,7 @@ impl GraphBuilder {
                 if announced {
                     return;
                 }
-                let waker = self.waker(ev, thread);
+                let (waker, since) = self.waker(ev, thread);
                 if ev.kind == Kind::SchedWakeupNew {
                     if let Context::Thread { tid } = waker {
                         self.created(ev.ts, tid, wakee, false);
@@ -553,6 +559,7 @@ impl GraphBuilder {
                     wakee,
                     waker,
                     cpu: ev.cpu,
+                    since,
                     timer,
                 };
                 self.graph.lines.entry(wakee).or_default().wakeups.push(w);

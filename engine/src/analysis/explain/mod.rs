@@ -3,7 +3,9 @@
 //! complement — who ran while it waited, and the priority inversions
 //! (`complement`) —, the threads related to it (`relations`), the kernel
 //! facilities of the range (`crate::analysis::facilities`), and the causes
-//! ranked by what they cost on the path (`diagnosis`).
+//! ranked by what they cost on the path (`diagnosis`), with the packets
+//! from other hosts that woke the path up (`remote`) when the trace is one
+//! host of a synchronised set.
 //!
 //! `explain_trace` (`run`) reads only the range: the reader seeks to a little
 //! before it (the replay, so the model knows each thread's state at the
@@ -15,6 +17,7 @@ pub mod graph;
 mod lost;
 pub mod path;
 pub mod relations;
+pub mod remote;
 mod run;
 pub mod shares;
 
@@ -67,6 +70,10 @@ pub struct Explanation {
     pub prio: Option<i32>,
     /// What the range's pass read.
     pub pass: PassSummary,
+    /// Packets this host received from other hosts, in reception order:
+    /// empty unless the session found a synchronisation stored for the
+    /// trace (`remote`).
+    pub arrivals: Vec<remote::Arrival>,
 }
 
 /// The path, complement and relations of a graph already built.
@@ -110,6 +117,7 @@ pub fn explain_graph(
         facilities,
         prio,
         pass,
+        arrivals: Vec::new(),
     }
 }
 
@@ -124,6 +132,7 @@ impl Explanation {
             relations: &self.relations,
             analysed: tid,
             prio: self.prio,
+            arrivals: &self.arrivals,
         })
     }
 }

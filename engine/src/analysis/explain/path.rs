@@ -214,6 +214,7 @@ mod tests {
             wakee,
             waker,
             cpu: Some(0),
+            since: None,
             timer: None,
         }
     }

@@ -238,6 +238,7 @@ mod tests {
                     wakee,
                     waker,
                     cpu: None,
+                    since: None,
                     timer: None,
                 });
         };
@@ -275,6 +276,7 @@ mod tests {
             wakee: 3,
             waker: Context::Thread { tid: 2 },
             cpu: None,
+            since: None,
             timer: None,
         });
         let chain = tie(&g, 1, 3).expect("tied");

@@ -71,6 +71,8 @@ fn key(c: &Cause) -> Key {
         Cause::Creating { of, child, .. } => (11, side(child), side(of), 0),
         Cause::Unknown { of } => (12, none(), side(of), 0),
         Cause::Lost { of, window, .. } => (13, none(), side(of), *window as i64),
+        // Each packet its own line: the sentence gives its emission time.
+        Cause::Packet { of, from, sent, .. } => (14, from.clone(), side(of), *sent),
     }
 }
 
@@ -84,6 +86,7 @@ fn parties(c: &Cause) -> (Option<&Party>, &Party) {
         Cause::LateTimer { of, ran, .. } => (ran.as_ref(), of),
         Cause::IdleCpu { of, .. }
         | Cause::Interrupt { of, .. }
+        | Cause::Packet { of, .. }
         | Cause::Blocked { of }
         | Cause::Timer { of }
         | Cause::Work { of }

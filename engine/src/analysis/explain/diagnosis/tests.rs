@@ -5,6 +5,7 @@ use crate::analysis::explain::complement::{complement, Unknown};
 use crate::analysis::explain::graph::{Fork, Line, Segment, TimerFire, Wakeup};
 use crate::analysis::explain::path::{critical_path, PathPiece};
 use crate::analysis::explain::relations::relations;
+use crate::analysis::explain::remote::Arrival;
 use crate::event::Loss;
 use crate::kernel::model::ThreadState::{self, *};
 use crate::kernel::priority::Policy;
@@ -26,6 +27,7 @@ fn woke(ts: i64, wakee: i64, waker: Context, timer: Option<TimerFire>) -> Wakeup
         wakee,
         waker,
         cpu: Some(1),
+        since: None,
         timer,
     }
 }
@@ -53,6 +55,11 @@ fn fire(expires: i64, fired: i64, armed_at: i64) -> Option<TimerFire> {
 }
 
 fn diagnose_end(g: &Graph, tid: i64, start: i64, end: i64) -> Diagnosis {
+    diagnose_with(g, tid, start, end, &[])
+}
+
+/// `diagnose_end` with the packets received from other hosts.
+fn diagnose_with(g: &Graph, tid: i64, start: i64, end: i64, arrivals: &[Arrival]) -> Diagnosis {
     let path = critical_path(g, tid, start, end);
     let rel = relations(g, tid, &[]);
     diagnose(&Inputs {
@@ -62,6 +69,7 @@ fn diagnose_end(g: &Graph, tid: i64, start: i64, end: i64) -> Diagnosis {
         relations: &rel,
         analysed: tid,
         prio: g.last_prio(tid),
+        arrivals,
     })
 }
 
@@ -444,6 +452,7 @@ fn pieces_merge_by_name_with_counts() {
         relations: &rel,
         analysed: 12,
         prio: Some(44),
+        arrivals: &[],
     });
     let latency: Vec<&Ranked> = d
         .causes
@@ -592,4 +601,94 @@ fn a_loss_window_states_no_holder_inside_it() {
     );
     let rogue = c.culprits.iter().find(|x| x.tid == 3).map(|x| x.duration);
     assert_eq!(rogue, Some(2000));
+}
+
+/// sshd, blocked, is woken by the net rx softirq on CPU 0 at 1000, which
+/// opened at 900. A packet from VM3 received there at 950 caused it; one
+/// received on another CPU, or before the softirq opened, did not.
+fn woken_by_the_network() -> Graph {
+    let mut g = Graph {
+        start: 0,
+        end: 2000,
+        ..Graph::default()
+    };
+    let rx = Wakeup {
+        ts: 1000,
+        wakee: 5,
+        waker: Context::Softirq { vec: 3 },
+        cpu: Some(0),
+        since: Some(900),
+        timer: None,
+    };
+    let segments = vec![seg(0, 1000, Blocked, 120), seg(1000, 2000, Running, 120)];
+    add(&mut g, 5, "sshd", segments, vec![rx]);
+    g
+}
+
+fn arrival(cpu: u32, received: i64) -> Arrival {
+    Arrival {
+        cpu,
+        received,
+        from: "VM3".into(),
+        sent_by: None,
+        sent: 1_361_214_092_782_000_123,
+        transit: 85_000,
+    }
+}
+
+#[test]
+fn a_wakeup_after_a_matched_packet_names_its_host() {
+    let g = woken_by_the_network();
+    let d = diagnose_with(&g, 5, 0, 2000, &[arrival(0, 950)]);
+    let packet = d
+        .causes
+        .iter()
+        .find(|c| matches!(c.cause, Cause::Packet { .. }))
+        .expect("a packet cause");
+    assert_eq!(
+        (packet.text.as_str(), packet.cost),
+        (
+            "sshd waited 1.000 us, woken by a packet from host VM3 (sent at \
+             1361214092.782000123 s on the shared timeline, 85.000 us before it arrived; \
+             softirq 3 woke it)",
+            1000
+        )
+    );
+    assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
+    // An emission that names its thread: the sender is said too.
+    let sent_by = Arrival {
+        sent_by: Some(4047),
+        ..arrival(0, 950)
+    };
+    let d = diagnose_with(&g, 5, 0, 2000, &[sent_by]);
+    assert!(
+        d.text
+            .contains("a packet from host VM3 (sent by thread 4047 at 1361214092.782000123 s"),
+        "{}",
+        d.text
+    );
+}
+
+#[test]
+fn a_wakeup_without_a_matched_packet_names_no_host() {
+    let g = woken_by_the_network();
+    // On another CPU, before the softirq opened, after the wake-up: none
+    // is its cause.
+    for arrivals in [
+        vec![],
+        vec![arrival(1, 950)],
+        vec![arrival(0, 850)],
+        vec![arrival(0, 1001)],
+    ] {
+        let d = diagnose_with(&g, 5, 0, 2000, &arrivals);
+        let texts: Vec<&str> = d.causes.iter().map(|c| c.text.as_str()).collect();
+        assert!(
+            texts.contains(&"sshd waited 1.000 us for softirq 3"),
+            "{arrivals:?}: {texts:?}"
+        );
+        assert!(
+            texts.iter().all(|t| !t.contains("host")),
+            "{arrivals:?}: {texts:?}"
+        );
+    }
 }

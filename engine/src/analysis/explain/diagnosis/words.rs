@@ -191,13 +191,24 @@ fn words(c: &Cause, cost: i64, n: &Naming<'_>) -> String {
             }
         }
         Cause::Interrupt { of, context } => {
-            let what = match context {
-                Context::Irq { irq } => format!("interrupt {irq}"),
-                Context::Softirq { vec } => format!("softirq {vec}"),
-                _ => "an interrupt not in the trace".to_string(),
-            };
-            format!("{} waited {d} for {what}", n.of_name(of))
+            format!("{} waited {d} for {}", n.of_name(of), interrupt(context))
         }
+        Cause::Packet {
+            of,
+            context,
+            from,
+            sent_by,
+            sent,
+            transit,
+        } => format!(
+            "{} waited {d}, woken by a packet from host {from} ({} at {} on the shared \
+             timeline, {} before it arrived; {} woke it)",
+            n.of_name(of),
+            sent_by.map_or_else(|| "sent".to_string(), |t| format!("sent by thread {t}")),
+            seconds(*sent),
+            human(*transit),
+            interrupt(context)
+        ),
         Cause::Blocked { of } => format!(
             "{} was blocked {d}, woken by nothing in the trace",
             n.of_name(of)
@@ -236,6 +247,21 @@ fn words(c: &Cause, cost: i64, n: &Naming<'_>) -> String {
             )
         }
     }
+}
+
+fn interrupt(c: &Context) -> String {
+    match c {
+        Context::Irq { irq } => format!("interrupt {irq}"),
+        Context::Softirq { vec } => format!("softirq {vec}"),
+        _ => "an interrupt not in the trace".to_string(),
+    }
+}
+
+/// A time as seconds to the nanosecond: "1361214092.782447545 s".
+fn seconds(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:09} s", a / 1_000_000_000, a % 1_000_000_000)
 }
 
 /// The diagnosis's line for its main cause. An inversion through one
