@@ -223,6 +223,11 @@ impl Pool {
     pub fn give_back(&self, events: Vec<Framed>) {
         self.shared.keep_buffer(events);
     }
+
+    /// Does the releases queued for the workers on the calling thread.
+    pub fn release_now(&self) {
+        self.shared.release_queued();
+    }
 }
 
 /// Releases queued beyond this many are done by the reading thread itself

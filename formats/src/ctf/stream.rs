@@ -587,6 +587,10 @@ impl StreamFile {
         let feed = self.feed.as_mut().expect("a fed stream");
         let pool = Arc::clone(&feed.pool);
         let Some(k) = feed.jobs.pop_front() else {
+            // No worker may come back for the releases queued so far once
+            // the streams run dry: they are done here, so that a trace read
+            // whole keeps no finished packet mapped.
+            pool.release_now();
             if let Some(offset) = feed.failed {
                 // Read it again for its error, as reading in order would.
                 self.release(self.data.clone());
