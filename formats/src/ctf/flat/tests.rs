@@ -108,22 +108,25 @@ fn words_of_every_width_and_sign_equal_the_walk() {
     for spare in [0, 8] {
         let mut bytes = d.clone();
         bytes.resize(d.len() + spare, 0xa5);
-        let fast = decoded_as_walked(&t, &bytes, end);
+        let fast = decoded_as_walked(&t, &bytes, 0, end);
         assert_eq!(fast.get("f6").and_then(|v| v.as_i64()), Some(-3));
         assert_eq!(fast.get("f1").and_then(|v| v.as_i64()), Some(254));
     }
 }
 
-/// The plan's decoding of `ty` in `bytes` up to bit `end`, checked equal
-/// to the walk's, values and end position.
-fn decoded_as_walked(ty: &FieldType, bytes: &[u8], end: u64) -> crate::value::Value {
+/// The plan's decoding of `ty` in `bytes` from bit `start` up to bit
+/// `end`, checked equal to the walk's, values and end position.
+fn decoded_as_walked(ty: &FieldType, bytes: &[u8], start: u64, end: u64) -> crate::value::Value {
     let plan = FlatPayload::new(ty).unwrap();
     assert!(plan.decodable());
     let mut fast = ValueBuilder::default();
-    let mut cur = Cursor::new(bytes, 0, end);
+    let mut cur = Cursor::new(bytes, start, end);
     plan.decode(ty, &mut cur, &mut fast).unwrap();
+    let mut skipped = Cursor::new(bytes, start, end);
+    plan.skip(&mut skipped).unwrap();
+    assert_eq!(cur.pos, skipped.pos);
     let mut slow = ValueBuilder::default();
-    let mut walked = Cursor::new(bytes, 0, end);
+    let mut walked = Cursor::new(bytes, start, end);
     let mut st = State {
         slots: &[],
         event_id: None,
@@ -139,6 +142,114 @@ fn decoded_as_walked(ty: &FieldType, bytes: &[u8], end: u64) -> crate::value::Va
 #[test]
 fn decoding_equals_the_walk() {
     let (t, d) = sample();
-    let fast = decoded_as_walked(&t, &d, d.len() as u64 * 8);
+    let fast = decoded_as_walked(&t, &d, 0, d.len() as u64 * 8);
     assert_eq!(fast.get("f3").and_then(|v| v.as_i64()), Some(-2));
+}
+
+fn array(elem: FieldType, len: u64) -> FieldType {
+    FieldType::new(Kind::Array {
+        elem: Box::new(elem),
+        len,
+    })
+}
+
+/// `bytes` moved `n` (< 8) bits later, as CTF numbers little-endian bits.
+fn shifted(bytes: &[u8], n: u32) -> Vec<u8> {
+    let mut out = vec![0u8; bytes.len() + 1];
+    for (i, b) in bytes.iter().enumerate() {
+        out[i] |= b << n;
+        out[i + 1] |= ((*b as u16) << n >> 8) as u8;
+    }
+    out
+}
+
+/// perf's `raw_syscalls:sys_enter` (scalars of alignment 1, then
+/// `u64 args[6]`), and a byte after the array for its end: every
+/// element, in order, and the byte after it read as the walk reads
+/// them, on a byte (as words, or one by one at the end of the packet)
+/// and 3 bits into one (bit by bit).
+#[test]
+fn a_fixed_array_of_u64_equals_the_walk() {
+    let u = |bits| int(bits, 1, false);
+    let i = |bits| int(bits, 1, true);
+    let t = strukt(vec![
+        u(64),
+        i(32),
+        i(32),
+        u(64),
+        u(64),
+        u(32),
+        u(32),
+        u(32),
+        i(32),
+        i(64),
+        array(u(64), 6),
+        u(8),
+    ]);
+    let args = [1, u64::MAX, 0x0123_4567_89ab_cdef, 0, 42, 1 << 63];
+    let mut d = Vec::new();
+    d.extend(0xffff_ffff_8100_0000u64.to_le_bytes());
+    d.extend((-7i32).to_le_bytes());
+    d.extend(1234i32.to_le_bytes());
+    d.extend(5u64.to_le_bytes());
+    d.extend(1u64.to_le_bytes());
+    for v in [22u32, 1, 0] {
+        d.extend(v.to_le_bytes());
+    }
+    d.extend(1234i32.to_le_bytes());
+    d.extend((-1i64).to_le_bytes());
+    for a in args {
+        d.extend(a.to_le_bytes());
+    }
+    d.push(0x5a);
+    let plan = FlatPayload::new(&t).unwrap();
+    assert_eq!(plan.ops.len(), 1, "one run");
+    let bits = d.len() as u64 * 8;
+    for (bytes, start) in [(d.clone(), 0), (shifted(&d, 3), 3)] {
+        for spare in [0, 8] {
+            let mut b = bytes.clone();
+            b.resize(bytes.len() + spare, 0xa5);
+            let v = decoded_as_walked(&t, &b, start, start + bits);
+            let want: Vec<_> = args
+                .iter()
+                .map(|a| crate::value::Value::Unsigned(*a))
+                .collect();
+            assert_eq!(v.get("f10"), Some(&crate::value::Value::List(want)));
+            assert_eq!(v.get("f11").and_then(|v| v.as_i64()), Some(0x5a));
+            assert_eq!(v.get("f9").and_then(|v| v.as_i64()), Some(-1));
+        }
+    }
+}
+
+/// Structures and arrays nested in each other, of several alignments,
+/// empty ones included: the walk's values, nesting and end.
+#[test]
+fn nested_structures_and_arrays_equal_the_walk() {
+    let pair = strukt(vec![int(8, 8, false), int(16, 16, true)]);
+    let t = strukt(vec![
+        int(8, 8, false),
+        strukt(vec![int(16, 16, false), int(3, 1, true), int(32, 32, true)]),
+        array(pair, 3),
+        array(array(int(4, 1, false), 3), 2),
+        array(int(32, 32, false), 0),
+        strukt(Vec::new()),
+        int(8, 8, false),
+    ]);
+    let d: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37)).collect();
+    let v = decoded_as_walked(&t, &d, 0, 40 * 8);
+    let inner = v.get("f3").unwrap();
+    assert!(matches!(inner, crate::value::Value::List(l) if l.len() == 2));
+}
+
+/// An array of more values than a plan holds is skipped by the plan
+/// and decoded by the walk.
+#[test]
+fn large_arrays_are_walked() {
+    let t = strukt(vec![int(8, 8, false), array(int(8, 8, false), 1000)]);
+    let plan = FlatPayload::new(&t).unwrap();
+    assert!(!plan.decodable());
+    let d = vec![0u8; 1001];
+    let mut cur = Cursor::new(&d, 0, d.len() as u64 * 8);
+    plan.skip(&mut cur).unwrap();
+    assert_eq!(cur.pos, d.len() as u64 * 8);
 }
