@@ -5,19 +5,24 @@
 //! fixed fields merge into one run whenever their offsets do not depend on the
 //! data: skipping a `sched_switch` is then a few additions and two `memchr`s,
 //! and decoding it checks bounds once per run instead of once per field.
+//! Fixed-size arrays and structures are runs too (perf's `sys_enter` ends in
+//! `u64 args[6]`): their values are placed like the others, with marks where
+//! the walk would open and close them.
 
 use crate::value::{Scalar, Sink};
 
 use super::decode::{read_bits, Cursor, DecodeError};
 use super::types::{align_up, ByteOrder, FieldType, Kind, TextLen};
 
-/// A top-level payload member at a fixed offset within its run.
+/// A payload value at a fixed offset within its run: a member, or an
+/// element or member of a fixed-size array or structure member.
 #[derive(Debug, Clone, PartialEq)]
 struct Placed {
     offset: u64,
     /// Its name, here rather than read from the structure's members (large
-    /// records, one cache line or more apart) for every value.
-    name: Box<str>,
+    /// records, one cache line or more apart) for every value; none for an
+    /// array's elements.
+    name: Option<Box<str>>,
     kind: Scalarish,
     /// An integer or float of 1, 2, 4 or 8 bytes on a byte boundary of its
     /// run: its width in bytes.
@@ -138,6 +143,111 @@ enum Scalarish {
     },
 }
 
+/// Where a fixed-size array or structure opens or closes among a run's
+/// values: what the walk tells its sink there.
+#[derive(Debug, Clone, PartialEq)]
+enum Nest {
+    Open { name: Option<Box<str>>, list: bool },
+    Close { list: bool },
+}
+
+impl Nest {
+    #[inline]
+    fn tell<'d, S: Sink<'d>>(&self, sink: &mut S) {
+        match self {
+            Nest::Open { name, list } => sink.open(name.as_deref(), *list),
+            Nest::Close { list } => sink.close(*list),
+        }
+    }
+}
+
+/// Values placed from the start of a fixed-size member, and the marks of
+/// its nesting, each before the value of its index.
+#[derive(Debug, Default)]
+struct Placement {
+    fields: Vec<Placed>,
+    nest: Vec<(usize, Nest)>,
+}
+
+/// Most values and marks a member may be placed as: each takes a `Placed`
+/// or a mark in the plan, and an array of thousands of non-text bytes is
+/// better walked than held as a plan of hundreds of kilobytes.
+const MAX_PLACED: usize = 256;
+
+impl Placement {
+    /// Places `ty`, at bit `at` of the member, named `name`. `None` when it
+    /// holds something else than integers, floats and text arrays, or too
+    /// many of them.
+    fn add(&mut self, ty: &FieldType, name: Option<&str>, at: u64) -> Option<()> {
+        if self.fields.len() + self.nest.len() >= MAX_PLACED {
+            return None;
+        }
+        match &ty.kind {
+            Kind::Struct(fields) => {
+                let members = fields.iter().map(|f| (&f.ty, Some(&*f.name)));
+                self.nested(name, false, at, members)
+            }
+            Kind::Array { elem, len } => {
+                let elements = (0..*len).map(|_| (&**elem, None));
+                self.nested(name, true, at, elements)
+            }
+            _ => {
+                self.fields.push(Placed {
+                    offset: at,
+                    name: name.map(Into::into),
+                    kind: scalar(ty)?,
+                    whole: None,
+                    word: None,
+                });
+                Some(())
+            }
+        }
+    }
+
+    /// Places a structure's members or an array's elements, between the
+    /// marks that open and close it.
+    fn nested<'t>(
+        &mut self,
+        name: Option<&str>,
+        list: bool,
+        at: u64,
+        members: impl Iterator<Item = (&'t FieldType, Option<&'t str>)>,
+    ) -> Option<()> {
+        let name = name.map(Into::into);
+        self.nest
+            .push((self.fields.len(), Nest::Open { name, list }));
+        // Each aligned as the walk aligns it: the member starts aligned to
+        // the largest of their alignments, so offsets from it are fixed.
+        let mut offset = at;
+        for (t, n) in members {
+            offset = align_up(offset, t.align);
+            self.add(t, n, offset)?;
+            offset += t.fixed_bits?;
+        }
+        self.nest.push((self.fields.len(), Nest::Close { list }));
+        Some(())
+    }
+}
+
+/// How a value of type `ty` is read, when it is one without nesting.
+fn scalar(ty: &FieldType) -> Option<Scalarish> {
+    match &ty.kind {
+        Kind::Int(int) => Some(Scalarish::Int {
+            bits: int.bits,
+            signed: int.signed,
+            order: int.order,
+        }),
+        Kind::Float { bits, order } => Some(Scalarish::Float {
+            bits: *bits,
+            order: *order,
+        }),
+        Kind::Text {
+            len: TextLen::Fixed(n),
+        } => Some(Scalarish::Text { bytes: *n }),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Op {
     /// Align to `align`, then `bits` of fixed fields (inner padding included).
@@ -145,6 +255,7 @@ enum Op {
         align: u32,
         bits: u64,
         fields: Vec<Placed>,
+        nest: Vec<(usize, Nest)>,
     },
     /// A null-terminated string member, and its name.
     Str { name: Box<str> },
@@ -153,8 +264,9 @@ enum Op {
 #[derive(Debug, Clone)]
 pub struct FlatPayload {
     ops: Box<[Op]>,
-    /// False when a run hides a nested structure or array: good for skipping,
-    /// but decoding must walk the type to keep the nesting.
+    /// False when a run hides a member that could not be placed (an array
+    /// of more than `MAX_PLACED` values): good for skipping, but decoding
+    /// must walk the type.
     decodable: bool,
 }
 
@@ -172,37 +284,20 @@ impl FlatPayload {
             align: ty.align,
             bits: 0,
             fields: Vec::new(),
+            nest: Vec::new(),
         }];
         let mut decodable = true;
         for m in members.iter() {
-            let scalar = match &m.ty.kind {
-                Kind::Int(int) => Some(Scalarish::Int {
-                    bits: int.bits,
-                    signed: int.signed,
-                    order: int.order,
-                }),
-                Kind::Float { bits, order } => Some(Scalarish::Float {
-                    bits: *bits,
-                    order: *order,
-                }),
-                Kind::Text {
-                    len: TextLen::Fixed(n),
-                } => Some(Scalarish::Text { bytes: *n }),
-                _ => None,
-            };
-            match (m.ty.fixed_bits, scalar, &m.ty.kind) {
-                (Some(bits), scalar, _) => {
-                    decodable &= scalar.is_some();
-                    let placed = scalar.map(|kind| Placed {
-                        offset: 0,
-                        name: m.name.clone(),
-                        kind,
-                        whole: None,
-                        word: None,
-                    });
+            match (m.ty.fixed_bits, &m.ty.kind) {
+                (Some(bits), _) => {
+                    let mut placed = Placement::default();
+                    if placed.add(&m.ty, Some(&m.name), 0).is_none() {
+                        decodable = false;
+                        placed = Placement::default();
+                    }
                     push_run(&mut ops, m.ty.align, bits, placed);
                 }
-                (None, _, Kind::Str) => ops.push(Op::Str {
+                (None, Kind::Str) => ops.push(Op::Str {
                     name: m.name.clone(),
                 }),
                 _ => return None,
@@ -252,6 +347,7 @@ impl FlatPayload {
                     align,
                     bits,
                     fields,
+                    nest,
                 } => {
                     let base = run_start(cur, *align, *bits)?;
                     // A run that starts on a byte, with 8 bytes to spare after
@@ -260,22 +356,19 @@ impl FlatPayload {
                     let byte = (base % 8 == 0).then_some((base / 8) as usize);
                     let wide =
                         byte.and_then(|b| cur.data.get(b..b + bits.div_ceil(8) as usize + 8));
-                    match wide {
-                        Some(wide) => {
-                            for f in fields {
-                                let v = match f.word {
-                                    Some(w) => w.read(wide),
-                                    None => f.read(cur.data, base, byte),
-                                };
-                                sink.scalar(Some(&f.name), v);
-                            }
-                        }
-                        None => {
-                            for f in fields {
-                                sink.scalar(Some(&f.name), f.read(cur.data, base, byte));
-                            }
-                        }
+                    let at = Origin {
+                        data: cur.data,
+                        base,
+                        byte,
+                        wide,
+                    };
+                    let mut from = 0;
+                    for (to, mark) in nest {
+                        at.emit(&fields[from..*to], sink);
+                        mark.tell(sink);
+                        from = *to;
                     }
+                    at.emit(&fields[from..], sink);
                     cur.pos = base + bits;
                 }
                 Op::Str { name } => {
@@ -286,6 +379,40 @@ impl FlatPayload {
         }
         sink.close(false);
         Ok(())
+    }
+}
+
+/// A run's place in the packet, for reading its values.
+#[derive(Clone, Copy)]
+struct Origin<'d, 'w> {
+    data: &'d [u8],
+    /// Its first bit, and its byte when it starts on one.
+    base: u64,
+    byte: Option<usize>,
+    /// The run and 8 bytes after it, when the packet has them.
+    wide: Option<&'w [u8]>,
+}
+
+impl<'d> Origin<'d, '_> {
+    /// Gives the values of `fields`, of this run, to `sink`.
+    #[inline(always)]
+    fn emit<S: Sink<'d>>(&self, fields: &[Placed], sink: &mut S) {
+        match self.wide {
+            Some(wide) => {
+                for f in fields {
+                    let v = match f.word {
+                        Some(w) => w.read(wide),
+                        None => f.read(self.data, self.base, self.byte),
+                    };
+                    sink.scalar(f.name.as_deref(), v);
+                }
+            }
+            None => {
+                for f in fields {
+                    sink.scalar(f.name.as_deref(), f.read(self.data, self.base, self.byte));
+                }
+            }
+        }
     }
 }
 
@@ -350,37 +477,38 @@ fn past_end(pos: u64, end: u64) -> DecodeError {
 
 /// Appends a fixed member, merging it into the previous run when that run's
 /// alignment fixes the padding between them.
-fn push_run(ops: &mut Vec<Op>, align: u32, bits: u64, placed: Option<Placed>) {
-    if let Some(Op::Run {
-        align: a,
+fn push_run(ops: &mut Vec<Op>, align: u32, bits: u64, placed: Placement) {
+    let merge = matches!(ops.last(), Some(Op::Run { align: a, .. }) if align <= *a);
+    if !merge {
+        ops.push(Op::Run {
+            align,
+            bits: 0,
+            fields: Vec::new(),
+            nest: Vec::new(),
+        });
+    }
+    let Some(Op::Run {
         bits: b,
         fields,
+        nest,
+        ..
     }) = ops.last_mut()
-    {
-        if align <= *a {
-            let offset = align_up(*b, align);
-            fields.extend(placed.map(|p| Placed {
-                offset,
-                whole: whole_bytes(offset, p.kind),
-                word: Word::new(offset, p.kind),
-                ..p
-            }));
-            *b = offset + bits;
-            return;
+    else {
+        unreachable!("a run was pushed above if the last op was not one");
+    };
+    let offset = align_up(*b, align);
+    let first = fields.len();
+    nest.extend(placed.nest.into_iter().map(|(i, m)| (first + i, m)));
+    fields.extend(placed.fields.into_iter().map(|p| {
+        let offset = offset + p.offset;
+        Placed {
+            offset,
+            whole: whole_bytes(offset, p.kind),
+            word: Word::new(offset, p.kind),
+            ..p
         }
-    }
-    ops.push(Op::Run {
-        align,
-        bits,
-        fields: placed
-            .map(|p| Placed {
-                whole: whole_bytes(0, p.kind),
-                word: Word::new(0, p.kind),
-                ..p
-            })
-            .into_iter()
-            .collect(),
-    });
+    }));
+    *b = offset + bits;
 }
 
 fn whole_bytes(offset: u64, kind: Scalarish) -> Option<u8> {
@@ -395,147 +523,4 @@ fn whole_bytes(offset: u64, kind: Scalarish) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ctf::decode::{walk, State};
-    use crate::ctf::types::{Field, IntType, Role};
-    use crate::value::ValueBuilder;
-
-    fn int(bits: u8, align: u32, signed: bool) -> FieldType {
-        FieldType::with_align(
-            Kind::Int(IntType {
-                bits,
-                signed,
-                order: ByteOrder::Little,
-                store: None,
-                role: Role::Plain,
-            }),
-            align,
-        )
-    }
-
-    fn strukt(fields: Vec<FieldType>) -> FieldType {
-        let fields: Vec<Field> = fields
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| Field {
-                name: format!("f{i}").into(),
-                ty,
-            })
-            .collect();
-        FieldType::new(Kind::Struct(fields.into()))
-    }
-
-    /// u32 (align 8), string, u8 (align 8), i64 (align 32), 3-bit, string.
-    fn sample() -> (FieldType, Vec<u8>) {
-        let t = strukt(vec![
-            int(32, 8, false),
-            FieldType::new(Kind::Str),
-            int(8, 8, false),
-            int(64, 32, true),
-            int(3, 1, false),
-            FieldType::new(Kind::Str),
-        ]);
-        let mut d = vec![1, 2, 3, 4, b'a', b'b', 0, 9];
-        d.extend((-2i64).to_le_bytes());
-        d.push(0b101);
-        d.extend(b"c\0");
-        (t, d)
-    }
-
-    #[test]
-    fn runs_merge_and_strings_split_them() {
-        let (t, d) = sample();
-        let plan = FlatPayload::new(&t).unwrap();
-        let shape: Vec<_> = plan
-            .ops
-            .iter()
-            .map(|o| match o {
-                Op::Run { align, bits, .. } => (*align, *bits),
-                Op::Str { .. } => (0, 0),
-            })
-            .collect();
-        assert_eq!(shape, vec![(32, 32), (0, 0), (8, 8), (32, 67), (0, 0)]);
-        let mut cur = Cursor::new(&d, 0, d.len() as u64 * 8);
-        plan.skip(&mut cur).unwrap();
-        assert_eq!(cur.pos, d.len() as u64 * 8);
-        let short = &d[..d.len() - 1];
-        let mut cur = Cursor::new(short, 0, short.len() as u64 * 8);
-        assert!(plan.skip(&mut cur).is_err());
-    }
-
-    #[test]
-    fn nul_found_at_every_position() {
-        for len in 0..40 {
-            for at in 0..=len {
-                let mut b = vec![b'x'; len];
-                if at < len {
-                    b[at] = 0;
-                    // A byte after the first null must not matter.
-                    b[len - 1] = 0;
-                }
-                let want = b.iter().position(|&c| c == 0);
-                assert_eq!(find_nul(&b), want, "len {len}, null at {at}");
-            }
-        }
-        // 0x01 after a zero byte: the borrow flags it falsely, above the zero.
-        let b = [b'a', 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
-        assert_eq!(find_nul(&b), Some(1));
-    }
-
-    /// Every width and sign, read as words (bytes to spare after the run)
-    /// and field by field (the run ends the packet): the walk's values.
-    #[test]
-    fn words_of_every_width_and_sign_equal_the_walk() {
-        let widths = [8u8, 16, 32, 64];
-        let t = strukt(
-            widths
-                .iter()
-                .flat_map(|&b| [int(b, 8, true), int(b, 8, false)])
-                .collect(),
-        );
-        let mut d = Vec::new();
-        for b in widths {
-            let n = usize::from(b / 8);
-            d.extend(&(-3i64).to_le_bytes()[..n]);
-            d.extend(&(u64::MAX - 1).to_le_bytes()[..n]);
-        }
-        let end = d.len() as u64 * 8;
-        for spare in [0, 8] {
-            let mut bytes = d.clone();
-            bytes.resize(d.len() + spare, 0xa5);
-            let fast = decoded_as_walked(&t, &bytes, end);
-            assert_eq!(fast.get("f6").and_then(|v| v.as_i64()), Some(-3));
-            assert_eq!(fast.get("f1").and_then(|v| v.as_i64()), Some(254));
-        }
-    }
-
-    /// The plan's decoding of `ty` in `bytes` up to bit `end`, checked equal
-    /// to the walk's, values and end position.
-    fn decoded_as_walked(ty: &FieldType, bytes: &[u8], end: u64) -> crate::value::Value {
-        let plan = FlatPayload::new(ty).unwrap();
-        assert!(plan.decodable());
-        let mut fast = ValueBuilder::default();
-        let mut cur = Cursor::new(bytes, 0, end);
-        plan.decode(ty, &mut cur, &mut fast).unwrap();
-        let mut slow = ValueBuilder::default();
-        let mut walked = Cursor::new(bytes, 0, end);
-        let mut st = State {
-            slots: &[],
-            event_id: None,
-            clock: 0,
-        };
-        walk(ty, None, &mut walked, &mut st, &mut slow).unwrap();
-        assert_eq!(cur.pos, walked.pos);
-        let (fast, slow) = (fast.finish().unwrap(), slow.finish().unwrap());
-        assert_eq!(fast, slow);
-        fast
-    }
-
-    #[test]
-    fn decoding_equals_the_walk() {
-        let (t, d) = sample();
-        let fast = decoded_as_walked(&t, &d, d.len() as u64 * 8);
-        assert_eq!(fast.get("f3").and_then(|v| v.as_i64()), Some(-2));
-    }
-}
+mod tests;

@@ -9,6 +9,7 @@
 
 use std::cell::Cell;
 
+use super::ahead::Ahead;
 use super::decode::{self, Cursor, DecodeError, State};
 use super::layout::{Clock, StreamClass};
 
@@ -60,7 +61,9 @@ pub(super) fn frame(
     } = start;
     let clock_of = sc.clock.map(|c| &clocks[c]);
     let limit = out.len() + most;
+    let mut ahead = Ahead::new(pos);
     while pos < end && out.len() < limit {
+        ahead.fetch(bytes, pos);
         match one(sc, slots, bytes, pos, end, clock) {
             Ok((mut f, next)) => {
                 f.ns = match clock_of {

@@ -6,6 +6,7 @@
 //! `stream` (packets and events of one file) → `merge` (all streams of all
 //! traces in time order).
 
+mod ahead;
 #[cfg(any(test, feature = "test-support"))]
 pub mod crosscheck;
 pub mod decode;

@@ -249,3 +249,73 @@ fn random_layouts_read_back() {
     }
     assert!(events > 10_000, "{events} events");
 }
+
+/// perf's `raw_syscalls:sys_enter` and `sys_exit` (issue 32): scalars of
+/// alignment 1 and `u64 args[6]`, decoded from the flat plan; and a class
+/// with values after such an array (a byte, a string), whose offsets the
+/// plan must get right. Every path reads back what was written.
+#[test]
+fn perf_syscall_arrays_read_back() {
+    let u = |bits: u8| Ty::Int(IntSpec::new(bits, 1));
+    let i = |bits: u8| Ty::Int(IntSpec::new(bits, 1).signed());
+    let common = || {
+        vec![
+            ("perf_ip", u(64)),
+            ("perf_tid", i(32)),
+            ("perf_pid", i(32)),
+            ("perf_id", u(64)),
+            ("perf_period", u(64)),
+            ("common_type", u(32)),
+            ("common_flags", u(32)),
+            ("common_preempt_count", u(32)),
+            ("common_pid", i(32)),
+            ("id", i(64)),
+        ]
+    };
+    let args = || Ty::Array(Box::new(u(64)), 6);
+    let class = |id: u64, name: &str, tail: Vec<(&str, Ty)>| Class {
+        id,
+        name: name.into(),
+        context: None,
+        payload: Some(
+            common()
+                .into_iter()
+                .chain(tail)
+                .map(|(n, t)| (n.into(), t))
+                .collect(),
+        ),
+    };
+    let spec = Spec {
+        order: ByteOrder::Little,
+        header: Header::Plain,
+        freq: 1_000_000_000,
+        offset_s: 0,
+        stream_context: None,
+        classes: vec![
+            class(3, "raw_syscalls:sys_enter", vec![("args", args())]),
+            class(4, "raw_syscalls:sys_exit", vec![("ret", i(64))]),
+            class(
+                5,
+                "args_then_more",
+                vec![
+                    ("args", args()),
+                    ("after", u(8)),
+                    ("s", Ty::Str),
+                    ("z", u(3)),
+                ],
+            ),
+        ],
+        words: Vec::new(),
+    };
+    let synth = spec.write(&mut Choices::Seeded(32), 2, 3, 200);
+    let meta = crate::ctf::metadata::parse_text(&synth.metadata).unwrap();
+    let layout = crate::ctf::layout::build(&meta).unwrap();
+    for id in [3, 5] {
+        let class = layout.streams[0].event(id).unwrap();
+        let flat = class.payload_flat.as_ref().expect("a flat plan");
+        assert!(flat.decodable(), "{} is decoded from its plan", class.name);
+    }
+    let report = check_synth("perf-syscalls", &synth);
+    assert_eq!(report.failed_streams, 0);
+    assert!(report.events > 500, "{} events", report.events);
+}
