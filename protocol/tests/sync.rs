@@ -238,16 +238,10 @@ struct Served {
     path: Vec<(i64, i64)>,
 }
 
-/// What a server (with `cache`) serves for an experiment of the traces
-/// `hosts`, the model posted under each of `names`.
-fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path, rank: usize) -> Served {
-    let folder = hosts[0].parent().unwrap().to_str().unwrap();
-    let srv = Server::start_with(&[
-        "--cache-dir",
-        cache.to_str().unwrap(),
-        "--allow-root",
-        folder,
-    ]);
+/// A server (with `cache`, allowed `folder`) and its experiment of the
+/// traces `hosts`, opened as host0, host1, ...: its UUID and its answer.
+fn experiment_of(hosts: &[PathBuf], folder: &str, cache: &str) -> (Server, String, Value) {
+    let srv = Server::start_with(&["--cache-dir", cache, "--allow-root", folder]);
     let mut uuids = Vec::new();
     for (k, h) in hosts.iter().enumerate() {
         let (st, trace) = srv.post(
@@ -258,6 +252,14 @@ fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path, rank: 
         uuids.push(trace["UUID"].clone());
     }
     let (euuid, exp) = srv.experiment("two hosts", &uuids);
+    (srv, euuid, exp)
+}
+
+/// What a server (with `cache`) serves for an experiment of the traces
+/// `hosts`, the model posted under each of `names`.
+fn served(hosts: &[PathBuf], model: &Value, names: &[&str], cache: &Path, rank: usize) -> Served {
+    let folder = hosts[0].parent().unwrap().to_str().unwrap();
+    let (srv, euuid, exp) = experiment_of(hosts, folder, cache.to_str().unwrap());
     let base = format!("/experiments/{euuid}/outputs");
     let cell = |l: &Value, c: usize| -> i64 {
         l["cells"][c]["content"].as_str().unwrap().parse().unwrap()
@@ -668,22 +670,7 @@ fn the_served_explain_names_the_host_too() {
         .to_string();
     let x = &cli["execution"];
 
-    let srv = Server::start_with(&[
-        "--cache-dir",
-        cache_s,
-        "--allow-root",
-        sync.to_str().unwrap(),
-    ]);
-    let mut uuids = Vec::new();
-    for (k, h) in hosts.iter().enumerate() {
-        let (st, trace) = srv.post(
-            "/traces",
-            &json!({"parameters": {"name": format!("host{k}"), "uri": h.to_str().unwrap()}}),
-        );
-        assert_eq!(st, 200, "{trace}");
-        uuids.push(trace["UUID"].clone());
-    }
-    let (euuid, _) = srv.experiment("two hosts", &uuids);
+    let (srv, euuid, _) = experiment_of(&hosts, sync.to_str().unwrap(), cache_s);
     let base = format!("/experiments/{euuid}/outputs");
     let (st, created) = srv.post(
         &format!("{base}/sextant.explain"),
