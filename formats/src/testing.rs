@@ -12,9 +12,10 @@ impl TempFile {
     pub fn new(name: &str, text: &[u8]) -> TempFile {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("sextant-btf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{n}-{name}"));
+        // In the temporary directory itself, not in a folder of our own:
+        // dropping the file then leaves nothing behind.
+        let path =
+            std::env::temp_dir().join(format!("sextant-test-{}-{n}-{name}", std::process::id()));
         std::fs::write(&path, text).unwrap();
         TempFile(path)
     }

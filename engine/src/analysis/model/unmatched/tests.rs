@@ -22,9 +22,9 @@ struct TempFile(PathBuf);
 
 impl TempFile {
     fn new(name: &str, text: &str) -> TempFile {
-        let dir = std::env::temp_dir().join(format!("sextant-unmatched-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+        // In the temporary directory itself: dropping the file leaves nothing.
+        let path =
+            std::env::temp_dir().join(format!("sextant-unmatched-{}-{name}", std::process::id()));
         std::fs::write(&path, text).unwrap();
         TempFile(path)
     }
