@@ -83,7 +83,8 @@ pub fn events(
     };
     let (batches, warnings) = detached(py, progress, |work| {
         through_file(export::events::schema(), |file| {
-            export::events::write(&trace, options, &Default::default(), file, work)
+            Session::open(&trace, options, None)
+                .events_table(&Default::default(), file, work)
                 .map(|ran| ran.warnings)
         })
     })?

@@ -1,6 +1,7 @@
 //! What a query's filters on `events` say of the rows' `name` and `ts`, so
-//! that a trace's pass writes only those rows and stops after the last
-//! time asked (`export::events::Only`). DataFusion applies every filter to
+//! that a trace's pass writes only those rows, stops after the last time
+//! asked and, from a stored checkpoint, starts near the first
+//! (`export::events::Only`, `Session::events_table`). DataFusion applies every filter to
 //! the rows again (the push-down is `Inexact`): a filter this module reads
 //! only in part narrows the pass no further than the filter itself does.
 

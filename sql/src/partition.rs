@@ -237,7 +237,8 @@ pub(crate) fn produce(
         Kind::Events(only) => {
             let file = reading.scratch.file("events")?;
             let mut table = TableFile::create(&file, Format::Arrow, export::events::schema())?;
-            let ran = export::events::write(&trace.path, reading.options, only, &mut table, &work)?;
+            let session = Session::open(&trace.path, reading.options, reading.places.clone());
+            let ran = session.events_table(only, &mut table, &work)?;
             table.finish()?;
             reading.log.warn_all(trace, &ran.warnings);
             read_back(&file, emit)

@@ -14,6 +14,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use super::{ExportError, TableFile, BATCH_ROWS};
 use crate::event::{Event, ReadError};
 use crate::jsonl::JsonSink;
+use crate::kernel::checkpoint::{Checkpoint, Recorder};
 use crate::kernel::model::{KEvent, KernelModel};
 use crate::kernel::pass::Analysis;
 use crate::reader::OpenOptions;
@@ -32,9 +33,10 @@ pub fn schema() -> SchemaRef {
 }
 
 /// Which events become rows (a SQL query's filters on `name` and `ts`,
-/// pushed down). Every event still goes through the kernel model, so each
-/// row's thread is the one a whole export gives it; the read stops after
-/// `until`, and no payload is written for an event left out.
+/// pushed down). Every event read still goes through the kernel model, so
+/// each row's thread is the one a whole export gives it; the read stops
+/// after `until`, starts at a checkpoint before `from` when one is given,
+/// and no payload is written for an event left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Only {
     /// Event names kept (`None`: every name).
@@ -51,15 +53,27 @@ impl Only {
     }
 }
 
+/// What a write of the events table read.
+#[derive(Debug)]
+pub struct Written {
+    pub ran: Ran,
+    /// The checkpoints of a read from the trace's start (none when it
+    /// resumed at a checkpoint).
+    pub checkpoints: Vec<Checkpoint>,
+}
+
 /// Reads the trace at `trace` and writes each event `only` keeps into
-/// `file`; the pass's summary and warnings.
+/// `file`: from its start, or resumed at `start` (which must be before
+/// `only.from`: `checkpoint::before`). A format that cannot seek fails
+/// with `RunError::CannotSeek`.
 pub fn write(
     trace: &Path,
     options: OpenOptions,
     only: &Only,
+    start: Option<&Checkpoint>,
     file: &mut TableFile,
     work: &Work<'_>,
-) -> Result<Ran, ExportError> {
+) -> Result<Written, ExportError> {
     let columns = RefCell::new(Columns::default());
     let mut rows = Rows {
         file,
@@ -67,19 +81,34 @@ pub fn write(
         payload: Vec::with_capacity(256),
         failed: None,
         only,
+        recorder: start.is_none().then(Recorder::default),
     };
-    let mut attribution = Attribution { columns: &columns };
-    let ran = Pass::new(&mut [&mut attribution])
+    let mut attribution = Attribution {
+        columns: &columns,
+        snapshot: start.map(|s| &*s.cpus).unwrap_or_default(),
+    };
+    let mut analyses: [&mut dyn Analysis; 1] = [&mut attribution];
+    let pass = Pass::new(&mut analyses)
         .options(options)
-        .until(only.until.unwrap_or(i64::MAX))
-        .tap(&mut rows)
-        .read(trace, work);
+        .until(only.until.unwrap_or(i64::MAX));
+    let pass = match start {
+        Some(checkpoint) => pass.from(checkpoint.ts),
+        None => pass,
+    };
+    let ran = pass.tap(&mut rows).read(trace, work);
     if let Some(e) = rows.failed.take() {
         return Err(e);
     }
     let ran = ran?;
     rows.flush()?;
-    Ok(ran)
+    Ok(Written {
+        ran,
+        checkpoints: rows
+            .recorder
+            .take()
+            .map(Recorder::into_checkpoints)
+            .unwrap_or_default(),
+    })
 }
 
 #[derive(Default)]
@@ -113,6 +142,8 @@ struct Rows<'f, 'c> {
     payload: Vec<u8>,
     /// The first write that failed: the read stops there.
     failed: Option<ExportError>,
+    /// Records checkpoints on a read from the trace's start.
+    recorder: Option<Recorder>,
 }
 
 impl Rows<'_, '_> {
@@ -134,7 +165,10 @@ impl Rows<'_, '_> {
 }
 
 impl Tap for Rows<'_, '_> {
-    fn event<'s, E: Event<'s>>(&mut self, ev: &E, _: &KernelModel) -> Result<Flow, ReadError> {
+    fn event<'s, E: Event<'s>>(&mut self, ev: &E, model: &KernelModel) -> Result<Flow, ReadError> {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.see(ev.ts(), model);
+        }
         if !self.only.keeps(ev) {
             return Ok(Flow::Apply);
         }
@@ -162,9 +196,12 @@ impl Tap for Rows<'_, '_> {
 
 /// Gives the row of each event its thread as the kernel model knows it
 /// before the event (the tracer's attribution, else the CPU's current
-/// thread; a switch belongs to the thread switched out).
+/// thread; a switch belongs to the thread switched out). On a read resumed
+/// at a checkpoint, a CPU not yet switched since has the checkpoint's thread
+/// (the model's until then, on a read from the start).
 struct Attribution<'c> {
     columns: &'c RefCell<Columns>,
+    snapshot: &'c [Option<i64>],
 }
 
 impl Analysis for Attribution<'_> {
@@ -172,10 +209,18 @@ impl Analysis for Attribution<'_> {
         true
     }
 
-    fn on_event(&mut self, _ev: &KEvent<'_>, thread: Option<i64>, _model: &KernelModel) {
+    fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, _model: &KernelModel) {
         let mut c = self.columns.borrow_mut();
         if c.pending {
-            c.tid.append_option(thread);
+            let known = || {
+                ev.cpu.and_then(|cpu| {
+                    self.snapshot
+                        .get(crate::event::cpu_slot(cpu))
+                        .copied()
+                        .flatten()
+                })
+            };
+            c.tid.append_option(thread.or_else(known));
             c.pending = false;
         }
     }

@@ -30,9 +30,10 @@ use crate::analysis::states::ThreadStates;
 pub use crate::analysis::states::{Interval, ThreadRow};
 pub use crate::analysis::thread_table::{Row, ThreadTable};
 use crate::event::{Event, ReadError};
+use crate::kernel::checkpoint::Recorder;
+pub use crate::kernel::checkpoint::{Checkpoint, CHECKPOINT_EVERY};
 use crate::kernel::model::KernelModel;
 use crate::run::{Flow, Pass, RunError, Tap, Work};
-pub use crate::store::index::Checkpoint;
 use crate::store::index::Mappings;
 use crate::store::index::{Buckets, IndexTables, Statistics};
 use crate::store::scratch::{spilled_table, Scratch};
@@ -79,10 +80,6 @@ impl Live {
         (e != i64::MIN).then_some(e)
     }
 }
-
-/// Events between two checkpoints: reading any event costs at most this many
-/// events read from the nearest checkpoint before it.
-pub const CHECKPOINT_EVERY: u64 = 4096;
 
 /// The result of indexing one trace.
 #[derive(Debug, Default)]
@@ -267,9 +264,8 @@ fn pass(
         histogram: Histogram::default(),
         events: 0,
         live: live.clone(),
-        same_ts: (i64::MIN, 0),
         classes: Vec::new(),
-        checkpoints: Vec::new(),
+        checkpoints: Recorder::default(),
     };
     let mut threads = match scratch {
         Some(s) => ThreadStates::spilling(Runs::new(s.path(), BUDGET)),
@@ -321,7 +317,7 @@ fn pass(
         },
         threads,
         event_types,
-        checkpoints: counting.checkpoints,
+        checkpoints: counting.checkpoints.into_checkpoints(),
         histogram: counting.histogram.0,
     };
     Ok(Ok((tables, maps)))
@@ -353,16 +349,10 @@ struct Counting {
     histogram: Histogram,
     events: u64,
     live: Arc<Live>,
-    /// The latest time seen and the number of the first event at it.
-    same_ts: (i64, u64),
     /// (class, name, count): a few dozen classes, scanned linearly.
     classes: Vec<(u64, String, u64)>,
-    checkpoints: Vec<Checkpoint>,
+    checkpoints: Recorder,
 }
-
-/// CPU numbers a checkpoint records at most (a CPU number from a corrupt
-/// trace must not make every checkpoint gigabytes).
-const MAX_CPUS: usize = 1 << 16;
 
 impl Tap for Counting {
     fn event<'s, E: Event<'s>>(&mut self, ev: &E, model: &KernelModel) -> Result<Flow, ReadError> {
@@ -372,18 +362,7 @@ impl Tap for Counting {
             Some(c) => c.2 += 1,
             None => self.classes.push((class, ev.name().to_string(), 1)),
         }
-        let index = self.events;
-        if ts != self.same_ts.0 {
-            self.same_ts = (ts, index);
-        }
-        if index.is_multiple_of(CHECKPOINT_EVERY) {
-            let cpus = model.cpus();
-            self.checkpoints.push(Checkpoint {
-                ts,
-                skip: index - self.same_ts.1,
-                cpus: cpus[..cpus.len().min(MAX_CPUS)].into(),
-            });
-        }
+        self.checkpoints.see(ts, model);
         self.histogram.add(ts);
         self.events += 1;
         if self.events == 1 {

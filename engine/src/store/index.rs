@@ -7,17 +7,19 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder, UInt64Builder};
+use arrow_array::builder::{Int64Builder, StringBuilder, UInt64Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int64Type, UInt64Type, UInt8Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 
+use super::checkpoints;
 use super::unit::{Found, Table};
 use super::{TraceStore, Unusable};
 use crate::analysis::thread_table::{IntervalColumns, Level, Life, ThreadTable, COUNTED};
 use crate::export::ExportError;
+pub use crate::kernel::checkpoint::Checkpoint;
 use crate::mapped::Mapped;
 
 /// The unit's directory name in a trace's store.
@@ -27,17 +29,6 @@ pub const UNIT: &str = "index";
 /// the store's writer gives back as it copies them (`IndexTables::save_shedding`).
 #[derive(Debug, Default)]
 pub struct Mappings(pub(crate) Vec<Arc<Mapped>>);
-
-/// Where to resume reading at one event number: seeking to `ts` yields the
-/// first event at that time, `skip` events before it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checkpoint {
-    pub ts: i64,
-    pub skip: u64,
-    /// Each CPU's current thread just before the event (by CPU number), for
-    /// the events that do not say their thread.
-    pub cpus: Box<[Option<i64>]>,
-}
 
 /// The histogram's buckets: `counts[k]` events in
 /// `[origin + k * width, origin + (k + 1) * width)`, the last ending after
@@ -118,18 +109,6 @@ fn event_types_schema() -> SchemaRef {
     ]))
 }
 
-fn checkpoints_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("ts", DataType::Int64, false),
-        Field::new("skip", DataType::UInt64, false),
-        Field::new(
-            "cpus",
-            DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
-            false,
-        ),
-    ]))
-}
-
 fn histogram_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![Field::new(
         "count",
@@ -178,9 +157,9 @@ impl IndexTables {
                 maps: Vec::new(),
             },
             Table {
-                name: "checkpoints.arrow",
-                schema: checkpoints_schema(),
-                batches: vec![self.checkpoints_batch()?],
+                name: checkpoints::FILE,
+                schema: checkpoints::schema(),
+                batches: vec![checkpoints::batch(&self.checkpoints)?],
                 maps: Vec::new(),
             },
             Table {
@@ -224,7 +203,7 @@ impl IndexTables {
             statistics: details.statistics,
             threads: read_threads(&mut found)?,
             event_types: read_event_types(&mut found)?,
-            checkpoints: read_checkpoints(&mut found)?,
+            checkpoints: checkpoints::read(&mut found)?,
             histogram,
         }))
     }
@@ -299,25 +278,6 @@ impl IndexTables {
         batch(
             event_types_schema(),
             vec![Arc::new(names), Arc::new(counts)],
-        )
-    }
-
-    fn checkpoints_batch(&self) -> Result<RecordBatch, ExportError> {
-        let (mut ts, mut skip) = (Int64Builder::new(), UInt64Builder::new());
-        let item = Arc::new(Field::new("item", DataType::Int64, true));
-        let mut cpus = ListBuilder::new(Int64Builder::new()).with_field(item);
-        for c in &self.checkpoints {
-            ts.append_value(c.ts);
-            skip.append_value(c.skip);
-            cpus.append_value(c.cpus.iter().copied());
-        }
-        batch(
-            checkpoints_schema(),
-            vec![
-                Arc::new(ts.finish()),
-                Arc::new(skip.finish()),
-                Arc::new(cpus.finish()),
-            ],
         )
     }
 }
@@ -396,25 +356,6 @@ fn read_event_types(found: &mut Found) -> Result<Vec<(String, u64)>, Unusable> {
         let name = b.column(0).as_string::<i32>();
         let count = b.column(1).as_primitive::<UInt64Type>();
         out.extend((0..b.num_rows()).map(|i| (name.value(i).to_string(), count.value(i))));
-    }
-    Ok(out)
-}
-
-fn read_checkpoints(found: &mut Found) -> Result<Vec<Checkpoint>, Unusable> {
-    let mut out = Vec::new();
-    for b in found.table_of("checkpoints.arrow", checkpoints_schema())? {
-        let ts = b.column(0).as_primitive::<Int64Type>();
-        let skip = b.column(1).as_primitive::<UInt64Type>();
-        let cpus = b.column(2).as_list::<i32>();
-        for i in 0..b.num_rows() {
-            let list = cpus.value(i);
-            let list = list.as_primitive::<Int64Type>();
-            out.push(Checkpoint {
-                ts: ts.value(i),
-                skip: skip.value(i),
-                cpus: list.iter().collect(),
-            });
-        }
     }
     Ok(out)
 }

@@ -16,6 +16,7 @@
 //! unit whose manifest does not match (other version, trace changed, file
 //! truncated, unreadable) is not used.
 
+pub mod checkpoints;
 mod execution_table;
 pub mod identity;
 pub mod index;

@@ -68,8 +68,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     };
     let (rows, what, warnings) = if req.events {
         let mut file = TableFile::create(out, format, export::events::schema())?;
+        let session = Session::open(&req.trace, options, None);
         let ran = progress::shown("exporting", |work| {
-            export::events::write(&req.trace, options, &Default::default(), &mut file, work)
+            session.events_table(&Default::default(), &mut file, work)
         })?;
         file.finish()?;
         (ran.summary.events, "events", ran.warnings)
