@@ -159,7 +159,7 @@ mod tests {
         worker.counted(false);
         worker.counted(true);
         let user = Log::default();
-        said_again(&scan(worker, read), &[named.clone()], &user).unwrap();
+        said_again(&scan(worker, read), std::slice::from_ref(&named), &user).unwrap();
         assert_eq!(
             user.warnings(),
             [
