@@ -16,7 +16,8 @@ pub(crate) struct ScanCodec {
     /// The process's passes at once, shared by every scan it executes.
     pub(crate) gate: Arc<tokio::sync::Semaphore>,
     /// The coordinator's query log; `None` on a worker, where each scan
-    /// has a worker's log of its own (said as it goes, kept nowhere).
+    /// has a worker's log of its own, said as it goes and carried back to
+    /// the coordinator in the scan's metrics.
     pub(crate) log: Option<Arc<Log>>,
 }
 

@@ -11,6 +11,7 @@ mod channels;
 mod codec;
 pub mod coordinator;
 mod placement;
+mod reports;
 pub mod urls;
 pub mod worker;
 

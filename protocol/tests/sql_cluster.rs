@@ -5,8 +5,10 @@
 //! logs show every trace's partition executed on a worker, and the answers
 //! are checked against what nobody here wrote: babeltrace2's event count
 //! for each CTF trace (`sextant dump` for the others) and `sextant analyze
-//! --format json` for executions. Also `tests/cluster/local.sh`, and the
-//! errors of a worker that cannot be reached.
+//! --format json` for executions; a trace's warning, said by its worker,
+//! reaches the client as embedded `sextant sql` says it. Also
+//! `tests/cluster/local.sh`, and the errors of a worker that cannot be
+//! reached.
 
 mod common;
 
@@ -269,6 +271,115 @@ fn the_same_answers_embedded_and_on_two_workers() {
             n,
             "{name}: executions"
         );
+    }
+}
+
+/// `sextant sql ARGS` run in `dir`, with its standard output and error;
+/// it must succeed.
+fn sql_in(dir: &std::path::Path, args: &[&str]) -> (String, String) {
+    let out = command()
+        .current_dir(dir)
+        .arg("sql")
+        .args(args)
+        .output()
+        .expect("running sextant");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "sextant sql {args:?}: {stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+/// A model whose events two of four traces lack gives each of them no rows
+/// and one warning: on two workers, the client says the warnings embedded
+/// `sextant sql` says, with the same text (the traces as the user named
+/// them, relative to the client's folder, not as the workers read them)
+/// and in the same order, and the same count of executions found; the
+/// rows are the same.
+#[test]
+fn a_traces_warning_reaches_the_client_from_its_worker() {
+    let temp = TempDir::new("cluster-warnings");
+    let fixtures = repo_root().join("fixtures");
+    // Dealt a, c to one task and b, d to the other: each task has a trace
+    // without the model's events.
+    for (name, src) in [
+        ("a.txt", "taskset/trace.txt"),
+        ("b.txt", "taskset/trace.txt"),
+        ("c.txt", "scenario-a/trace.txt"),
+        ("d.txt", "scenario-a/trace.txt"),
+    ] {
+        copy_tree(&fixtures.join(src), &temp.path().join("fleet").join(name));
+    }
+    let workers = [
+        Worker::start(temp.path().join("worker1.log")),
+        Worker::start(temp.path().join("worker2.log")),
+    ];
+    let cluster = format!("{},{}", workers[0].url, workers[1].url);
+    // Only scenario-a sends on message queues.
+    let model = r#"{"name": "sends", "mode": "same_tid", "events": [{"name": "sys_enter_mq_timedsend"}, {"name": "sys_exit_mq_timedsend"}]}"#;
+    let queries = [
+        format!(
+            "SELECT trace, count(*) AS n, sum(duration) AS total FROM executions('{model}') \
+             GROUP BY trace ORDER BY trace"
+        ),
+        format!(
+            "SELECT trace, \"index\", start, duration FROM executions('{model}') \
+             ORDER BY trace, \"index\""
+        ),
+    ];
+    for query in &queries {
+        let args = [query.as_str(), "fleet", "--no-store", "--format", "json"];
+        let (embedded, embedded_said) = sql_in(temp.path(), &args);
+        let before: Vec<usize> = workers.iter().map(Worker::said_len).collect();
+        let mut on_cluster = args.to_vec();
+        on_cluster.extend(["--cluster", &cluster]);
+        let (distributed, said) = sql_in(temp.path(), &on_cluster);
+        assert_eq!(distributed, embedded, "{query}");
+        let rows: Value = serde_json::from_str(&embedded).unwrap();
+        let traces: BTreeMap<&str, usize> =
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .fold(BTreeMap::new(), |mut all, r| {
+                    *all.entry(r["trace"].as_str().unwrap()).or_default() += 1;
+                    all
+                });
+        assert_eq!(
+            traces.keys().copied().collect::<Vec<_>>(),
+            ["c.txt", "d.txt"],
+            "{query}"
+        );
+        // The traces were read on the workers.
+        let workers_said: Vec<String> = workers
+            .iter()
+            .zip(&before)
+            .map(|(w, &from)| w.said_since(from))
+            .collect();
+        let ran = executed(&workers_said, "executions");
+        let all: BTreeMap<String, usize> = ["a.txt", "b.txt", "c.txt", "d.txt"]
+            .into_iter()
+            .map(|t| (t.to_string(), 1))
+            .collect();
+        assert_eq!(ran, all, "{query}: partitions executed\n{workers_said:?}");
+        // Embedded: one warning per trace that lacks the events, naming it
+        // as the client was given it.
+        let warnings: Vec<&str> = embedded_said
+            .lines()
+            .filter(|l| l.starts_with("sextant: warning: "))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{embedded_said}");
+        for (line, trace) in warnings.iter().zip(["fleet/a.txt", "fleet/b.txt"]) {
+            assert!(
+                line.starts_with(&format!("sextant: warning: {trace}: "))
+                    && line.contains("sys_enter_mq_timedsend")
+                    && line.contains(&format!(" in {trace},")),
+                "{line}"
+            );
+        }
+        assert!(
+            embedded_said.contains("executions of 4 traces found by a pass"),
+            "{embedded_said}"
+        );
+        // On the cluster, the client's standard error is the same.
+        assert_eq!(said, embedded_said, "{query}");
     }
 }
 

@@ -6,6 +6,7 @@
 //! Kept out of the engine and the protocol crate so that the fuzz targets
 //! and the other tests do not compile DataFusion.
 
+mod carried;
 pub mod dataset;
 mod executions;
 pub mod fleet;
@@ -25,6 +26,7 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::execution::context::SessionContext;
 use datafusion::execution::session_state::{SessionState, SessionStateBuilder};
+use datafusion::physical_plan::{execute_stream, ExecutionPlan};
 use datafusion::prelude::SessionConfig;
 use futures::StreamExt;
 use sextant_engine::reader::OpenOptions;
@@ -147,22 +149,28 @@ pub fn cores() -> usize {
 /// answer to `sink` as it comes; the answer's schema first. Warnings and
 /// what was read are in `log`.
 pub fn run(query: Query, sink: &mut dyn output::Sink, log: Arc<Log>) -> Result<(), SqlError> {
-    run_in(query, sink, log, |config| {
+    let session = |config| {
         Ok(SessionStateBuilder::new()
             .with_config(config)
             .with_default_features()
             .build())
-    })
+    };
+    // Every scan ran here, with `log`.
+    run_in(query, sink, log, session, async |plan| Ok(plan))
 }
 
 /// Runs the query in the session `session` makes of the fleet's
 /// configuration: the embedded engine's (`run`) or a distributed engine's
-/// planner over the same tables.
+/// planner over the same tables. Once the answer is out, `reported` gives
+/// the executed plan with the metrics of the operators that ran elsewhere
+/// (a distributed engine's workers), where their scans carry what they
+/// said (`carried`), or why it cannot.
 pub fn run_in(
     query: Query,
     sink: &mut dyn output::Sink,
     log: Arc<Log>,
     session: impl FnOnce(SessionConfig) -> Result<SessionState, SqlError>,
+    reported: impl AsyncFnOnce(Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>, String>,
 ) -> Result<(), SqlError> {
     let traces = fleet::traces(&query.traces)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -171,7 +179,7 @@ pub fn run_in(
         .build()
         .map_err(SqlError::Runtime)?;
     let gate = Arc::new(tokio::sync::Semaphore::new(cores()));
-    let reading = Reading::new(query.places, query.options, gate, log);
+    let reading = Reading::new(query.places, query.options, gate, log.clone());
     let fleet = Arc::new(Fleet {
         traces,
         reading: Arc::new(reading),
@@ -179,12 +187,20 @@ pub fn run_in(
     runtime.block_on(async {
         let config = SessionConfig::new().with_target_partitions(cores());
         let ctx = SessionContext::new_with_state(session(config)?);
-        register(&ctx, fleet).await?;
+        register(&ctx, fleet.clone()).await?;
         let frame = ctx.sql(&query.sql).await?;
-        let mut stream = frame.execute_stream().await?;
+        let plan = frame.create_physical_plan().await?;
+        let mut stream = execute_stream(plan.clone(), ctx.task_ctx())?;
         sink.start(&stream.schema())?;
         while let Some(batch) = stream.next().await {
             sink.batch(&batch?)?;
+        }
+        drop(stream);
+        match reported(plan).await {
+            Ok(plan) => carried::said_again(&plan, &fleet.traces, &log)?,
+            Err(why) => log.warn_query(format!(
+                "what the workers said of the traces may be missing: {why}"
+            )),
         }
         sink.finish()
     })

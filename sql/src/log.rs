@@ -2,20 +2,39 @@
 //! per trace and cause) and how many traces' executions came from their
 //! store rather than a pass. A worker of a distributed engine has no
 //! user to give them to at the end: its log says each line on its standard
-//! error as it comes, with each partition it executes.
+//! error as it comes, with each partition it executes, and its scans hand
+//! the lines and counts to the coordinator as metrics (`carried`), which
+//! says them again in the user's log.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::fleet::Trace;
 
 #[derive(Debug, Default)]
 pub struct Log {
-    warnings: Mutex<Vec<String>>,
+    warnings: Mutex<Vec<Warning>>,
     stored: AtomicUsize,
     read: AtomicUsize,
     /// A worker's: every line said at once.
     worker: bool,
+}
+
+/// One warning: of a trace, or of the query (`trace` `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Warning {
+    pub(crate) trace: Option<PathBuf>,
+    pub(crate) text: String,
+}
+
+impl Warning {
+    fn line(&self) -> String {
+        match &self.trace {
+            Some(path) => format!("{}: {}", path.display(), self.text),
+            None => self.text.clone(),
+        }
+    }
 }
 
 impl Log {
@@ -27,15 +46,43 @@ impl Log {
         }
     }
 
+    pub(crate) fn is_worker(&self) -> bool {
+        self.worker
+    }
+
+    fn all(&self) -> MutexGuard<'_, Vec<Warning>> {
+        // A pass that panicked while warning left the list whole.
+        self.warnings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(crate) fn warn(&self, trace: &Trace, warning: &str) {
-        let line = format!("{}: {warning}", trace.path.display());
-        let mut all = self.warnings.lock().expect("not poisoned");
+        self.warn_at(&trace.path, warning);
+    }
+
+    /// A warning of the trace at `path`.
+    pub(crate) fn warn_at(&self, path: &Path, warning: &str) {
+        self.add(Warning {
+            trace: Some(path.to_path_buf()),
+            text: warning.to_string(),
+        });
+    }
+
+    /// A warning of the whole query.
+    pub(crate) fn warn_query(&self, warning: String) {
+        self.add(Warning {
+            trace: None,
+            text: warning,
+        });
+    }
+
+    fn add(&self, warning: Warning) {
+        let mut all = self.all();
         // A table read twice in one query warns once.
-        if !all.contains(&line) {
+        if !all.contains(&warning) {
             if self.worker {
-                eprintln!("sextant worker: warning: {line}");
+                eprintln!("sextant worker: warning: {}", warning.line());
             }
-            all.push(line);
+            all.push(warning);
         }
     }
 
@@ -58,12 +105,30 @@ impl Log {
     }
 
     pub(crate) fn counted(&self, from_store: bool) {
-        let n = if from_store { &self.stored } else { &self.read };
-        n.fetch_add(1, Ordering::Relaxed);
+        self.counted_many(usize::from(from_store), usize::from(!from_store));
     }
 
+    /// Traces whose executions came from their store, and traces read.
+    pub(crate) fn counted_many(&self, stored: usize, read: usize) {
+        self.stored.fetch_add(stored, Ordering::Relaxed);
+        self.read.fetch_add(read, Ordering::Relaxed);
+    }
+
+    /// Every warning, in the order they came.
+    pub(crate) fn said(&self) -> Vec<Warning> {
+        self.all().clone()
+    }
+
+    /// One line per warning: the query's first, then each trace's by the
+    /// trace's path, a trace's own in the order they came. The order in
+    /// which the traces' passes end varies from run to run, and on a
+    /// cluster the workers' lines come all at once at the end: sorted,
+    /// `sextant sql` says the same lines in the same order both ways.
     pub fn warnings(&self) -> Vec<String> {
-        self.warnings.lock().expect("not poisoned").clone()
+        let mut all = self.said();
+        // Stable: a trace's lines keep their order.
+        all.sort_by(|a, b| a.trace.cmp(&b.trace));
+        all.iter().map(Warning::line).collect()
     }
 
     /// Traces whose executions came from their store, and traces read.
@@ -72,5 +137,29 @@ impl Log {
             self.stored.load(Ordering::Relaxed),
             self.read.load(Ordering::Relaxed),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_sorted_by_trace_and_said_once() {
+        let log = Log::default();
+        log.warn_at(Path::new("fleet/b.txt"), "second");
+        log.warn_at(Path::new("fleet/a.txt"), "z first");
+        log.warn_at(Path::new("fleet/b.txt"), "a third");
+        log.warn_at(Path::new("fleet/a.txt"), "z first");
+        log.warn_query("the query's".into());
+        assert_eq!(
+            log.warnings(),
+            [
+                "the query's",
+                "fleet/a.txt: z first",
+                "fleet/b.txt: second",
+                "fleet/b.txt: a third"
+            ]
+        );
     }
 }

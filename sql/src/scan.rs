@@ -21,6 +21,7 @@ use datafusion::physical_plan::streaming::PartitionStream;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 use futures::StreamExt;
 
+use crate::carried;
 use crate::fleet::Trace;
 use crate::partition::{Kind, TracePartition};
 use crate::Reading;
@@ -171,7 +172,15 @@ impl ExecutionPlan for TraceScanExec {
         })
     }
 
+    /// On a worker, with what its passes said (`carried`): the metrics are
+    /// what the engine sends back to the coordinator.
     fn metrics(&self) -> Option<MetricsSet> {
-        Some(self.metrics.clone_inner())
+        let mut all = self.metrics.clone_inner();
+        if self.reading.log.is_worker() {
+            for m in carried::metrics(&self.reading.log) {
+                all.push(m);
+            }
+        }
+        Some(all)
     }
 }
