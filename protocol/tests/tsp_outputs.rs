@@ -242,6 +242,55 @@ fn events_table_on_ftrace_text() {
     }
 }
 
+/// A BTF trace's lines asked from any line are those of a read from its
+/// start: the reader's task model, which gives rows their core and task,
+/// is not started afresh at a checkpoint (it was: the line at checkpoint 1
+/// lost its CPU and TID). Checked against the whole table and `dump`.
+#[test]
+fn events_table_on_btf_is_the_same_from_any_line() {
+    let Some(shared) = common::shared_dir() else {
+        eprintln!("skipped: ../shared is absent");
+        return;
+    };
+    let folder = shared.join("traces/btf");
+    let trace = folder.join("freertos-example.btf");
+    let srv = Server::start_with(&["--allow-root", folder.to_str().unwrap()]);
+    let (exp, info) = srv.open_trace("freertos", trace.to_str().unwrap());
+    let n = i(&info["nbEvents"]) as usize;
+    assert!(n > 5000, "{n} events: fewer than two checkpoints");
+    // The windows first, so that nothing read whole can answer them.
+    let mut windows = Vec::new();
+    for low in [4090, 4096, 5000] {
+        let m = lines(
+            &srv,
+            &exp,
+            json!({"requested_table_index": low, "requested_table_count": 30}),
+        );
+        windows.push((low, m["lines"].as_array().unwrap().clone()));
+    }
+    let whole = lines(
+        &srv,
+        &exp,
+        json!({"requested_table_index": 0, "requested_table_count": n}),
+    );
+    let whole = whole["lines"].as_array().unwrap();
+    assert_eq!(whole.len(), n);
+    for (low, window) in windows {
+        assert_eq!(window.len(), 30);
+        for (k, line) in window.iter().enumerate() {
+            let at = low + k;
+            assert_eq!(table_cells(line), table_cells(&whole[at]), "line {at}");
+        }
+    }
+    let all = dump_jsonl(&trace);
+    assert_eq!(all.len(), n);
+    for (at, (line, ev)) in whole.iter().zip(&all).enumerate() {
+        if !ev["cpu"].is_null() {
+            assert_eq!(table_cells(line)[1], ev["cpu"].to_string(), "line {at}");
+        }
+    }
+}
+
 /// Two traces in one experiment: the table is their merge in time order.
 #[test]
 fn events_table_of_two_traces_is_merged_in_time() {

@@ -6,6 +6,7 @@
 //! stored checkpoint when it asks for events from some time on.
 
 use super::Session;
+use crate::event::ReadError;
 use crate::export::events::{Only, Written};
 use crate::export::{self, ExportError, TableFile};
 use crate::kernel::checkpoint;
@@ -16,7 +17,8 @@ use crate::store::checkpoints;
 impl Session {
     /// Every event through `visit`, after `analyses`; from `from` when
     /// given, the reader seeking there (`RunError::CannotSeek` when the
-    /// format cannot: the caller then reads from the start and skips).
+    /// format cannot, or not without changing the events: the caller then
+    /// reads from the start and skips).
     pub fn read_events<T: Tap>(
         &self,
         from: Option<i64>,
@@ -24,6 +26,11 @@ impl Session {
         visit: T,
         work: &Work<'_>,
     ) -> Result<Ran, RunError> {
+        if from.is_some() && !self.resumable() {
+            return Err(RunError::CannotSeek(ReadError::new(std::io::Error::other(
+                "a BTF trace read from a time lacks the cores and tasks of its first rows",
+            ))));
+        }
         let pass = Pass::new(analyses).tap(visit).options(self.options);
         let pass = match from {
             Some(ts) => pass.from(ts),
@@ -34,6 +41,15 @@ impl Session {
 }
 
 impl Session {
+    /// Whether a read of the trace from some time on gives the events a
+    /// read from its start gives from that time. Not a BTF trace's: its
+    /// rows' cores and tasks come from the reader's own task model, which a
+    /// seek starts afresh (enough for `explain`, which replays a margin
+    /// before what it tells, not for a table of every row).
+    fn resumable(&self) -> bool {
+        !crate::btf::is_btf_file(&self.trace)
+    }
+
     /// The events table's rows that `only` keeps, written into `file`.
     /// Given a lower time bound and checkpoints in the trace's store (its
     /// index's, or those a read like this one kept), the read resumes at
@@ -47,12 +63,7 @@ impl Session {
         file: &mut TableFile,
         work: &Work<'_>,
     ) -> Result<Ran, ExportError> {
-        // A BTF row's core and task come from the reader's own task model,
-        // which a checkpoint (the kernel model's threads) does not hold: a
-        // BTF trace is always read from its start.
-        let store = self
-            .store()
-            .filter(|_| !crate::btf::is_btf_file(&self.trace));
+        let store = self.store().filter(|_| self.resumable());
         let mut notes = Vec::new();
         let stored = match (&store, only.from) {
             (Some(store), Some(_)) => checkpoints::load(store)
