@@ -6,14 +6,13 @@
 //! else its starting thread. Times come from the model's cumulative per-thread
 //! totals, so measuring costs two snapshots, not a walk over intervals.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use serde::Serialize;
 
 use super::execution::cpu_bit;
 pub use super::execution::Execution;
 use super::model::{EventPattern, ExecutionModel, Mode, NestedModel, Preset, ThreadFilter};
 use super::stats::{self, Stats};
+use super::underway::{Active, Started, Underway};
 use crate::analysis::btf::instances::Instances;
 use crate::kernel::model::{KEvent, KernelModel, ThreadState, Totals};
 use crate::kernel::pass::Analysis;
@@ -123,22 +122,6 @@ impl Merged {
     }
 }
 
-/// An execution under way.
-#[derive(Debug, Clone)]
-struct Active {
-    /// Next event expected (same-TID mode).
-    step: usize,
-    start: i64,
-    start_tid: i64,
-    start_comm: String,
-    tid: i64,
-    snapshot: Totals,
-    cpus: u64,
-    prio: Option<i32>,
-    nested: Vec<Execution>,
-    nested_active: Option<Box<Active>>,
-}
-
 pub struct ExecutionAnalysis {
     target: Target,
     machines: Machines,
@@ -153,7 +136,7 @@ struct Machines {
     names: Vec<String>,
     /// Executions under way, by thread (`None`: the single machine of a
     /// different-TIDs model without `$tid`).
-    active: HashMap<Option<i64>, Active>,
+    active: Underway,
     done: Vec<Execution>,
     incomplete: u64,
     max: Option<u64>,
@@ -186,7 +169,7 @@ impl ExecutionAnalysis {
             instances,
             machines: Machines {
                 names,
-                active: HashMap::default(),
+                active: Underway::default(),
                 done: Vec::new(),
                 incomplete: 0,
                 max,
@@ -225,19 +208,22 @@ fn start_active(ts: i64, start_tid: i64, tid: i64, model: &KernelModel) -> Activ
         .and_then(|t| t.cpu);
     Active {
         step: 1,
-        start: ts,
-        start_tid,
-        start_comm: comm(model, start_tid).to_string(),
-        tid,
-        snapshot: t.map(|t| t.totals_at(ts)).unwrap_or_default(),
         cpus: running_on.map_or(0, cpu_bit),
-        prio: t.and_then(|t| t.prio_at(ts)),
-        nested: Vec::new(),
-        nested_active: None,
+        rest: Started {
+            start: ts,
+            start_tid,
+            start_comm: comm(model, start_tid).to_string(),
+            tid,
+            snapshot: t.map(|t| t.totals_at(ts)).unwrap_or_default(),
+            prio: t.and_then(|t| t.prio_at(ts)),
+            nested: Vec::new(),
+            nested_active: None,
+        },
     }
 }
 
-fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> Execution {
+fn finish_active(a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> Execution {
+    let (cpus, mut a) = (a.cpus, a.rest);
     // A thread born during the execution that ends it (a worker) is what the
     // execution was about: measure it, whole, rather than the starting one.
     if model
@@ -265,7 +251,7 @@ fn finish_active(mut a: Active, ts: i64, end_tid: i64, model: &KernelModel) -> E
         start_comm: a.start_comm,
         end_comm: comm(model, end_tid).to_string(),
         tid: a.tid,
-        cpus: (0..64).filter(|c| a.cpus & (1 << c) != 0).collect(),
+        cpus: (0..64).filter(|c| cpus & (1 << c) != 0).collect(),
         prio: measured.and_then(|t| t.prio_at(ts)).or(a.prio),
         deadline_miss: None,
         nested: a.nested,
@@ -328,11 +314,11 @@ impl Machines {
             thread,
             model,
             Some(threads),
-            |tid| self.active.get(&Some(tid)).map(|a| a.step),
+            |tid| self.active.step(tid),
         );
         let Some((tid, k)) = picked else { return };
         if k == 0 {
-            if let Some(prev) = self.active.remove(&Some(tid)) {
+            if let Some(prev) = self.active.remove(Some(tid)) {
                 if n == 1 {
                     // A single-event model measures from one occurrence to the next.
                     self.done.push(finish_active(prev, ev.ts, tid, model));
@@ -347,11 +333,11 @@ impl Machines {
         } else if k + 1 == n {
             let a = self
                 .active
-                .remove(&Some(tid))
+                .remove(Some(tid))
                 .expect("a step above 0 means active");
             self.done.push(finish_active(a, ev.ts, tid, model));
-        } else if let Some(a) = self.active.get_mut(&Some(tid)) {
-            a.step = k + 1;
+        } else {
+            self.active.set_step(tid, k + 1);
         }
     }
 
@@ -367,11 +353,11 @@ impl Machines {
         let names = &self.names[self.names.len() - n..];
         let active = &self.active;
         let picked = pick(&nm.events, names, ev, thread, model, None, |tid| {
-            let parent = active.get(&Some(tid))?;
+            let parent = active.started(tid)?;
             Some(parent.nested_active.as_ref().map_or(0, |a| a.step))
         });
         let Some((tid, k)) = picked else { return };
-        let Some(parent) = self.active.get_mut(&Some(tid)) else {
+        let Some(parent) = self.active.started_mut(tid) else {
             return;
         };
         if k == 0 {
@@ -409,7 +395,7 @@ impl Machines {
         if self.names[1] == ev.name {
             if let Some(tid) = route(end, ev, thread) {
                 if end_threads.matches(tid, comm(model, tid)) && accepts(end, ev, tid) {
-                    if let Some(a) = self.active.remove(&key(tid)) {
+                    if let Some(a) = self.active.remove(key(tid)) {
                         self.done.push(finish_active(a, ev.ts, ethread, model));
                         if chained && self.room() {
                             self.active
@@ -544,23 +530,18 @@ impl Analysis for ExecutionAnalysis {
 
     fn on_event(&mut self, ev: &KEvent<'_>, thread: Option<i64>, model: &KernelModel) {
         let m = &mut self.machines;
-        // CPUs of the measured threads. An execution under way on a thread
-        // is keyed by its tid, or is the one unkeyed execution (`None`):
-        // two lookups, not a scan of every execution under way (which made
-        // a switch cost O(threads): 10,000 threads with a $tid model, 27
-        // times the per-event cost of 8).
+        // CPUs of the measured threads: one lookup in the hot part of the
+        // executions under way, not a scan of them all (which made a switch
+        // cost O(threads): 10,000 threads with a $tid model, 27 times the
+        // per-event cost of 8).
         for tr in model.transitions() {
             if let (ThreadState::Running, Some(cpu)) = (tr.to, tr.cpu) {
-                for key in [Some(tr.tid), None] {
-                    if let Some(a) = m.active.get_mut(&key).filter(|a| a.tid == tr.tid) {
-                        a.cpus |= cpu_bit(cpu);
-                    }
-                }
+                m.active.ran(tr.tid, cpu_bit(cpu));
             }
         }
         // A freed thread ends what was under way on it.
         for t in model.freed() {
-            if m.active.remove(&Some(t.tid)).is_some() {
+            if m.active.remove(Some(t.tid)).is_some() {
                 m.incomplete += 1;
             }
         }

@@ -13,3 +13,4 @@ pub mod states;
 pub mod stats;
 pub mod tasks;
 pub mod thread_table;
+mod underway;

@@ -93,6 +93,10 @@ pub struct Thread {
     totals: Totals,
     /// (time, kernel-order priority) at every change.
     prio: Vec<(i64, i32)>,
+    /// The last of `prio`, kept beside the other fields: every switch and
+    /// wake-up compares with it, and reading it from the history's own
+    /// block missed the cache once thousands of threads were live.
+    last_prio: Option<i32>,
 }
 
 impl Thread {
@@ -108,6 +112,7 @@ impl Thread {
             exited: false,
             totals: Totals::default(),
             prio: Vec::new(),
+            last_prio: None,
         }
     }
 
@@ -128,11 +133,12 @@ impl Thread {
     }
 
     pub fn prio(&self) -> Option<i32> {
-        self.prio.last().map(|p| p.1)
+        self.last_prio
     }
 
     fn set_prio(&mut self, ts: i64, prio: i32) {
-        if self.prio() != Some(prio) {
+        if self.last_prio != Some(prio) {
+            self.last_prio = Some(prio);
             self.prio.push((ts, prio));
         }
     }
