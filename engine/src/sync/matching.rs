@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 /// What identifies a TCP segment on both ends.
 pub type Key = (u64, u64, u64);
 
@@ -27,13 +29,17 @@ pub struct Packet {
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
-/// loopback traffic is matched, and not used to synchronise).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// loopback traffic is matched, and not used to synchronise). Hosts by
+/// position, times in each host's own clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    pub key: Key,
     pub sender: usize,
     pub sent: i64,
     /// The thread that sent it, when the emission names one.
     pub sent_by: Option<i64>,
+    /// The CPU the emission was recorded on.
+    pub sent_on: Option<u32>,
     pub receiver: usize,
     pub received: i64,
     /// The CPU the reception was recorded on.
@@ -57,9 +63,8 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
 }
 
 struct Matcher {
-    /// Per host: emissions (time, thread) waiting for their reception, by
-    /// key.
-    out: Vec<HashMap<Key, (i64, Option<i64>)>>,
+    /// Per host: emissions waiting for their reception, by key.
+    out: Vec<HashMap<Key, Packet>>,
     /// Per host: receptions (time, CPU) waiting for their emission.
     into: Vec<HashMap<Key, (i64, Option<u32>)>>,
     /// The latest message from each sender to each receiver.
@@ -88,9 +93,11 @@ impl Matcher {
                 }
                 if let Some((received, received_on)) = pending.remove(&p.key) {
                     message = Some(Message {
+                        key: p.key,
                         sender: host,
                         sent: p.ts,
                         sent_by: p.thread,
+                        sent_on: p.cpu,
                         receiver: other,
                         received,
                         received_on,
@@ -99,11 +106,13 @@ impl Matcher {
             }
         } else {
             for (other, pending) in self.out.iter_mut().enumerate() {
-                if let Some((sent, sent_by)) = pending.remove(&p.key) {
+                if let Some(out) = pending.remove(&p.key) {
                     message = Some(Message {
+                        key: p.key,
                         sender: other,
-                        sent,
-                        sent_by,
+                        sent: out.ts,
+                        sent_by: out.thread,
+                        sent_on: out.cpu,
                         receiver: host,
                         received: p.ts,
                         received_on: p.cpu,
@@ -114,7 +123,7 @@ impl Matcher {
         match message {
             Some(m) => self.found(m),
             None if p.sent => {
-                self.out[host].entry(p.key).or_insert((p.ts, p.thread));
+                self.out[host].entry(p.key).or_insert(p);
             }
             None => {
                 self.into[host].entry(p.key).or_insert((p.ts, p.cpu));
@@ -141,7 +150,7 @@ impl Matcher {
             &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
             sender,
         ) {
-            self.out[sender].retain(|_, (ts, _)| *ts >= t);
+            self.out[sender].retain(|_, p| p.ts >= t);
         }
         let receiver = m.receiver;
         if let Some(t) = oldest(
@@ -178,17 +187,21 @@ mod tests {
             found,
             [
                 Message {
+                    key: (7, 0, 0x18),
                     sender: 0,
                     sent: 100,
                     sent_by: None,
+                    sent_on: Some(0),
                     receiver: 1,
                     received: 50,
                     received_on: Some(0),
                 },
                 Message {
+                    key: (8, 0, 0x18),
                     sender: 1,
                     sent: 250,
                     sent_by: None,
+                    sent_on: Some(0),
                     receiver: 0,
                     received: 300,
                     received_on: Some(0),

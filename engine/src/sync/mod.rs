@@ -70,6 +70,11 @@ pub struct Synchronization {
     pub reference: Option<usize>,
     /// Packets matched on a single host (loopback), not used.
     pub local_messages: usize,
+    /// The packets matched between two different hosts, in the order
+    /// found: what explain names a waking packet's host from. Kept in the
+    /// store (`stored`), not in the result printed.
+    #[serde(skip)]
+    pub exchanged: Vec<Message>,
 }
 
 impl Synchronization {
@@ -121,7 +126,9 @@ pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
         return Err(SyncError::TooFew(hosts.len()));
     }
     let ids: Vec<String> = hosts.iter().map(|h| h.id.clone()).collect();
-    let (pairs, local_messages) = pairs(&ids, &messages(&packets));
+    let mut found = messages(&packets);
+    let (pairs, local_messages) = pairs(&ids, &found);
+    found.retain(|m| ids[m.sender] != ids[m.receiver]);
     let (reference, placed) = tree::chain(&ids, &pairs);
     for (h, c) in hosts.iter_mut().zip(placed) {
         h.correction = c;
@@ -131,6 +138,7 @@ pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
         pairs,
         reference,
         local_messages,
+        exchanged: found,
     })
 }
 
