@@ -625,6 +625,11 @@ fn explain_names_the_host_a_waking_packet_came_from() {
             .any(|(k, ts)| k == key && (on_reference(&doc, "VM1", *ts) - sent).abs() <= 1),
         "no VM1 emission of {key:?} at {sent} on VM3's clock"
     );
+    // An ACK VM1 sent from its own net rx softirq (babeltrace2: softirq 3
+    // entered at 1361214092.944908192 on VM1's clock, the emission 42 us
+    // later, before its exit): no thread of VM1's is named
+    // (engine/tests/sync_senders.rs checks every sender).
+    assert_eq!(packet["sent_by"], Value::Null, "{packet}");
 
     let other = explain_vm3(trace, WOKEN_BY_NO_PACKET, cache);
     assert!(causes_of(&other, "packet").is_empty(), "{other}");

@@ -30,6 +30,7 @@ pub fn received_by(sync: &Synchronization, host: usize) -> Vec<Arrival> {
                 received: m.received,
                 from: from.name.clone(),
                 sent_by: m.sent_by,
+                sent_by_comm: m.sent_by_comm.clone(),
                 sent,
                 transit: mine.apply(m.received) - sent,
             })

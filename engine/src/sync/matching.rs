@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub type Key = (u64, u64, u64);
 
 /// One network event of a host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
     /// Nanoseconds, in the host's own clock.
     pub ts: i64,
@@ -23,21 +23,25 @@ pub struct Packet {
     /// The CPU the event was recorded on, when the trace says: a
     /// reception's is where the wake-ups it causes happen.
     pub cpu: Option<u32>,
-    /// The thread that emitted the event, when the trace's framing says
-    /// (ftrace's `TASK-PID`): an emission's is who sent the packet.
+    /// An emission's: the thread that sent the packet, when the trace
+    /// tells (`senders`).
     pub thread: Option<i64>,
+    /// That thread's name then, when the kernel model knows it.
+    pub comm: Option<String>,
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
 /// loopback traffic is matched, and not used to synchronise). Hosts by
 /// position, times in each host's own clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     pub key: Key,
     pub sender: usize,
     pub sent: i64,
-    /// The thread that sent it, when the emission names one.
+    /// The thread that sent it, when the trace tells (`senders`).
     pub sent_by: Option<i64>,
+    /// That thread's name then.
+    pub sent_by_comm: Option<String>,
     /// The CPU the emission was recorded on.
     pub sent_on: Option<u32>,
     pub receiver: usize,
@@ -57,7 +61,7 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
     order.sort_unstable();
     let mut m = Matcher::new(hosts.len());
     for (_, h, i) in order {
-        m.take(h, hosts[h][i]);
+        m.take(h, hosts[h][i].clone());
     }
     m.found
 }
@@ -97,6 +101,7 @@ impl Matcher {
                         sender: host,
                         sent: p.ts,
                         sent_by: p.thread,
+                        sent_by_comm: p.comm.clone(),
                         sent_on: p.cpu,
                         receiver: other,
                         received,
@@ -112,6 +117,7 @@ impl Matcher {
                         sender: other,
                         sent: out.ts,
                         sent_by: out.thread,
+                        sent_by_comm: out.comm,
                         sent_on: out.cpu,
                         receiver: host,
                         received: p.ts,
@@ -132,8 +138,9 @@ impl Matcher {
     }
 
     fn found(&mut self, m: Message) {
+        let (sender, receiver) = (m.sender, m.receiver);
+        self.last.insert((sender, receiver), m.clone());
         self.found.push(m);
-        self.last.insert((m.sender, m.receiver), m);
         let hosts = self.out.len();
         // Once a host has exchanged with every other, what it sent (or
         // received) before the oldest of those latest exchanges would have
@@ -145,14 +152,12 @@ impl Matcher {
                 .then(|| mine.iter().map(|(_, t)| *t).min())
                 .flatten()
         };
-        let sender = m.sender;
         if let Some(t) = oldest(
             &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
             sender,
         ) {
             self.out[sender].retain(|_, p| p.ts >= t);
         }
-        let receiver = m.receiver;
         if let Some(t) = oldest(
             &|x| (x.receiver == receiver).then_some((x.sender, x.received)),
             receiver,
@@ -173,6 +178,7 @@ mod tests {
             key: (seq, 0, 0x18),
             cpu: Some(0),
             thread: None,
+            comm: None,
         }
     }
 
@@ -191,6 +197,7 @@ mod tests {
                     sender: 0,
                     sent: 100,
                     sent_by: None,
+                    sent_by_comm: None,
                     sent_on: Some(0),
                     receiver: 1,
                     received: 50,
@@ -201,6 +208,7 @@ mod tests {
                     sender: 1,
                     sent: 250,
                     sent_by: None,
+                    sent_by_comm: None,
                     sent_on: Some(0),
                     receiver: 0,
                     received: 300,

@@ -10,6 +10,7 @@ mod correction;
 mod hull;
 mod matching;
 mod packets;
+mod senders;
 pub mod stored;
 mod tree;
 
@@ -23,9 +24,9 @@ pub use hull::{Hull, Quality};
 pub use matching::{messages, Message, Packet};
 
 use crate::analysis::executions::Execution;
-use crate::event::ReadError;
 use crate::hosts::{self, HostPick};
-use crate::reader::{AnyReader, OpenOptions};
+use crate::reader::OpenOptions;
+use crate::run::{Pass, RunError, Work};
 
 /// One host of a synchronisation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,7 +114,7 @@ pub enum SyncError {
         source: crate::ctf::CtfError,
     },
     #[error("reading host {host}: {source}")]
-    Read { host: String, source: ReadError },
+    Read { host: String, source: RunError },
     #[error("{0} host(s) found: synchronising needs at least two (give a folder holding several hosts' traces, or several traces)")]
     TooFew(usize),
 }
@@ -176,12 +177,19 @@ fn read_hosts(paths: &[PathBuf]) -> Result<(Vec<SyncHost>, Vec<Vec<Packet>>), Sy
     Ok((hosts, packets))
 }
 
-fn read_packets(path: &Path, pick: HostPick) -> Result<Vec<Packet>, ReadError> {
+/// The host's packets, read in a pass of its kernel model, which names
+/// who sent each where the emission does not.
+fn read_packets(path: &Path, pick: HostPick) -> Result<Vec<Packet>, RunError> {
     let options = OpenOptions {
         host: pick,
         ..OpenOptions::default()
     };
-    AnyReader::open_with(path, options)?.with(packets::ReadPackets)
+    let mut packets = packets::Packets::default();
+    let ran = Pass::new(&mut [])
+        .tap(&mut packets)
+        .options(options)
+        .read(path, &Work::none())?;
+    Ok(packets.into_packets(&ran.summary.losses))
 }
 
 /// Feeds each message to its pair's hull (hosts ordered by `ids`), in the

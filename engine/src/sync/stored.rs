@@ -18,8 +18,9 @@ use crate::store::{TraceStore, Unusable};
 const UNIT: &str = "sync";
 
 /// The layout of the unit's details. 2: with the matched packets and the
-/// store's own hosts (1, unnumbered, was the result alone).
-const VERSION: u64 = 2;
+/// store's own hosts (1, unnumbered, was the result alone); 3: with the
+/// sender the sending host's kernel model names.
+const VERSION: u64 = 3;
 
 /// A stored synchronisation, as one trace's store holds it.
 #[derive(Debug, Clone, PartialEq)]
