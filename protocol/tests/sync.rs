@@ -693,3 +693,64 @@ fn the_served_explain_names_the_host_too() {
         .unwrap_or_else(|| panic!("{ann}"));
     assert!(label.contains(&named), "{label}\nshould say: {named}");
 }
+
+/// The first events table line's time of the experiment `euuid`.
+fn first_event_time(srv: &Server, euuid: &str) -> i64 {
+    let (st, events) = srv.post(
+        &format!("/experiments/{euuid}/outputs/table/org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider/lines"),
+        &json!({"parameters": {"requested_table_index": 0, "requested_table_count": 5}}),
+    );
+    assert_eq!(st, 200, "{events}");
+    events["model"]["lines"][0]["cells"][0]["content"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// An experiment created before `sextant sync` stored its traces'
+/// timeline is served on that timeline once it is stored, by the same
+/// server, without being created again: its start and its events table
+/// (asked before, on the hosts' own clocks) move to the corrected times.
+#[test]
+fn a_served_experiment_takes_a_sync_stored_after_it() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-served-later");
+    let cache = tmp.path().join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    let hosts: Vec<PathBuf> = ["scp_src", "scp_dest"]
+        .iter()
+        .map(|h| sync.join(h))
+        .collect();
+    let (srv, euuid, exp) = experiment_of(&hosts, sync.to_str().unwrap(), cache_s);
+    let own_start = exp["start"].as_i64().unwrap();
+    assert_eq!(first_event_time(&srv, &euuid), own_start);
+
+    let mut args = vec!["sync"];
+    args.extend(hosts.iter().map(|h| h.to_str().unwrap()));
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    let doc = run_json(&args);
+    let (st, now) = srv.get(&format!("/experiments/{euuid}"));
+    assert_eq!(st, 200, "{now}");
+    // Each host's first event, corrected (VM1 recorded scp_src).
+    let start = now["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let host = if t["path"].as_str().unwrap().ends_with("scp_src") {
+                "VM1"
+            } else {
+                "VM3"
+            };
+            on_reference(&doc, host, t["start"].as_i64().unwrap())
+        })
+        .min()
+        .unwrap();
+    assert_ne!(start, own_start, "VM1's times moved");
+    assert_eq!(now["start"].as_i64().unwrap(), start, "{now}");
+    assert_eq!(first_event_time(&srv, &euuid), start);
+}

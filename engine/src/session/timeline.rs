@@ -6,7 +6,7 @@
 
 use super::Session;
 use crate::analysis::executions::Executions;
-use crate::store::TraceStore;
+use crate::store::{TraceStore, UnitStamp};
 use crate::sync::stored::Stored;
 use crate::sync::{self, Correction};
 
@@ -94,6 +94,24 @@ pub fn of(sessions: &[Session]) -> (Timeline, Option<String>) {
     );
     let corrections = placed.into_iter().map(|p| p.correction).collect();
     (Timeline { corrections }, Some(note))
+}
+
+/// What the timeline of some traces is read from: each trace's stored
+/// sync, as it is on disk. Taken before `of` and compared later, it tells
+/// that `sextant sync` stored (or replaced, or removed) one since, and the
+/// timeline is to be read again; taking it reads no trace and no unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stamp(Vec<Option<UnitStamp>>);
+
+/// The stamp of `sessions`' stored syncs (`None` for a session without
+/// stores).
+pub fn stamp(sessions: &[Session]) -> Stamp {
+    Stamp(
+        sessions
+            .iter()
+            .map(|s| s.places().map(|p| sync::stored::stamp(p, s.trace())))
+            .collect(),
+    )
 }
 
 /// One trace's place on a stored timeline.

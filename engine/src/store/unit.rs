@@ -15,7 +15,7 @@ use super::{mapped, TraceIdentity, TraceStore, FORMAT_VERSION};
 use crate::export::{ExportError, Format, TableFile};
 use crate::mapped::Mapped;
 
-const MANIFEST: &str = "manifest.json";
+pub(super) const MANIFEST: &str = "manifest.json";
 
 /// Why a stored unit is not used (it is then computed and written again).
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Message, Synchronization};
 use crate::export::ExportError;
-use crate::store::{TraceStore, Unusable};
+use crate::store::{Places, TraceStore, UnitStamp, Unusable};
 
 const UNIT: &str = "sync";
 
@@ -57,6 +57,11 @@ pub fn save(
     };
     let details = serde_json::to_value(details).expect("a synchronisation is plain data");
     store.write(UNIT, Vec::new(), details)
+}
+
+/// The sync unit of `trace` as it is on disk now (`Places::unit_stamp`).
+pub fn stamp(places: &Places, trace: &Path) -> UnitStamp {
+    places.unit_stamp(trace, UNIT)
 }
 
 /// The synchronisation stored for the trace: `Ok(None)` when there is
