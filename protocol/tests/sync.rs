@@ -625,6 +625,11 @@ fn explain_names_the_host_a_waking_packet_came_from() {
             .any(|(k, ts)| k == key && (on_reference(&doc, "VM1", *ts) - sent).abs() <= 1),
         "no VM1 emission of {key:?} at {sent} on VM3's clock"
     );
+    // An ACK VM1 sent from its own net rx softirq (babeltrace2: softirq 3
+    // entered at 1361214092.944908192 on VM1's clock, the emission 42 us
+    // later, before its exit): no thread of VM1's is named
+    // (engine/tests/sync_senders.rs checks every sender).
+    assert_eq!(packet["sent_by"], Value::Null, "{packet}");
 
     let other = explain_vm3(trace, WOKEN_BY_NO_PACKET, cache);
     assert!(causes_of(&other, "packet").is_empty(), "{other}");
@@ -687,4 +692,65 @@ fn the_served_explain_names_the_host_too() {
         .as_str()
         .unwrap_or_else(|| panic!("{ann}"));
     assert!(label.contains(&named), "{label}\nshould say: {named}");
+}
+
+/// The first events table line's time of the experiment `euuid`.
+fn first_event_time(srv: &Server, euuid: &str) -> i64 {
+    let (st, events) = srv.post(
+        &format!("/experiments/{euuid}/outputs/table/org.eclipse.tracecompass.internal.provisional.tmf.core.model.events.TmfEventTableDataProvider/lines"),
+        &json!({"parameters": {"requested_table_index": 0, "requested_table_count": 5}}),
+    );
+    assert_eq!(st, 200, "{events}");
+    events["model"]["lines"][0]["cells"][0]["content"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// An experiment created before `sextant sync` stored its traces'
+/// timeline is served on that timeline once it is stored, by the same
+/// server, without being created again: its start and its events table
+/// (asked before, on the hosts' own clocks) move to the corrected times.
+#[test]
+fn a_served_experiment_takes_a_sync_stored_after_it() {
+    let Some(shared) = shared_dir() else {
+        return skip_shared();
+    };
+    let tmp = TempDir::new("sync-served-later");
+    let cache = tmp.path().join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let sync = shared.join("traces/ctf/synctraces");
+    let hosts: Vec<PathBuf> = ["scp_src", "scp_dest"]
+        .iter()
+        .map(|h| sync.join(h))
+        .collect();
+    let (srv, euuid, exp) = experiment_of(&hosts, sync.to_str().unwrap(), cache_s);
+    let own_start = exp["start"].as_i64().unwrap();
+    assert_eq!(first_event_time(&srv, &euuid), own_start);
+
+    let mut args = vec!["sync"];
+    args.extend(hosts.iter().map(|h| h.to_str().unwrap()));
+    args.extend(["--format", "json", "--cache-dir", cache_s]);
+    let doc = run_json(&args);
+    let (st, now) = srv.get(&format!("/experiments/{euuid}"));
+    assert_eq!(st, 200, "{now}");
+    // Each host's first event, corrected (VM1 recorded scp_src).
+    let start = now["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let host = if t["path"].as_str().unwrap().ends_with("scp_src") {
+                "VM1"
+            } else {
+                "VM3"
+            };
+            on_reference(&doc, host, t["start"].as_i64().unwrap())
+        })
+        .min()
+        .unwrap();
+    assert_ne!(start, own_start, "VM1's times moved");
+    assert_eq!(now["start"].as_i64().unwrap(), start, "{now}");
+    assert_eq!(first_event_time(&srv, &euuid), start);
 }

@@ -319,20 +319,72 @@ impl Service {
     // ----- experiments -----
 
     pub fn experiments(&self) -> Value {
-        let reg = self.registry.read().expect("not poisoned");
-        Value::Array(reg.experiments.iter().map(|e| e.to_json()).collect())
+        let all = self
+            .registry
+            .read()
+            .expect("not poisoned")
+            .experiments
+            .clone();
+        Value::Array(
+            all.into_iter()
+                .map(|e| self.on_stored_timeline(e).to_json())
+                .collect(),
+        )
     }
 
+    /// The experiment `uuid`, on the timeline stored for its traces now.
     pub fn experiment_entry(&self, uuid: &str) -> Result<Arc<ExperimentEntry>> {
         let id = parse_uuid("experiment", uuid)?;
         let reg = self.registry.read().expect("not poisoned");
-        reg.experiments
+        let e = reg.experiments.iter().find(|e| e.uuid == id).cloned();
+        drop(reg);
+        let e = e.ok_or_else(|| {
+            ServiceError::not_found("experiment", format!("no experiment has UUID {uuid}"))
+        })?;
+        Ok(self.on_stored_timeline(e))
+    }
+
+    /// `e`, or, when `sextant sync` stored (or replaced, or removed) a
+    /// synchronisation for its traces since its timeline was read, `e` on
+    /// the timeline stored now, in its place in the registry; what was
+    /// computed on the old timeline (answers, event plans and filters) is
+    /// forgotten. Costs a stat of each trace's sync manifest when nothing
+    /// changed.
+    fn on_stored_timeline(&self, e: Arc<ExperimentEntry>) -> Arc<ExperimentEntry> {
+        let sessions = self.sessions_of(&e.traces);
+        let stamp = timeline::stamp(&sessions);
+        if stamp == e.stamp {
+            return e;
+        }
+        let (timeline, note) = timeline::of(&sessions);
+        if let Some(note) = note {
+            eprintln!("sextant: experiment {}: {note}", e.name);
+        }
+        let moved = Arc::new(ExperimentEntry {
+            uuid: e.uuid,
+            name: e.name.clone(),
+            traces: e.traces.clone(),
+            timeline,
+            stamp,
+        });
+        let mut reg = self.registry.write().expect("not poisoned");
+        let Some(slot) = reg.experiments.iter_mut().find(|x| x.uuid == e.uuid) else {
+            // Deleted meanwhile.
+            return e;
+        };
+        *slot = moved.clone();
+        drop(reg);
+        self.cache.forget(e.uuid, |_| true);
+        self.outputs.forget(e.uuid);
+        moved
+    }
+
+    /// A session of each of `traces`, with the server's stores.
+    fn sessions_of(&self, traces: &[Arc<TraceEntry>]) -> Vec<Session> {
+        traces
             .iter()
-            .find(|e| e.uuid == id)
-            .cloned()
-            .ok_or_else(|| {
-                ServiceError::not_found("experiment", format!("no experiment has UUID {uuid}"))
-            })
+            .map(|t| self.results.session(&t.path))
+            .collect()
     }
 
     pub fn experiment(&self, uuid: &str) -> Result<Value> {
@@ -348,11 +400,11 @@ impl Service {
                 traces.push(t);
             }
         }
-        // Reads each trace's store: before the registry is locked.
-        let sessions: Vec<Session> = traces
-            .iter()
-            .map(|t| self.results.session(&t.path))
-            .collect();
+        // Reads each trace's store: before the registry is locked. The stamp
+        // first: a sync stored meanwhile makes the next request read the
+        // timeline again.
+        let sessions = self.sessions_of(&traces);
+        let stamp = timeline::stamp(&sessions);
         let (timeline, note) = timeline::of(&sessions);
         if let Some(note) = note {
             eprintln!("sextant: experiment {name}: {note}");
@@ -379,6 +431,7 @@ impl Service {
             name: name.to_string(),
             traces,
             timeline,
+            stamp,
         });
         reg.experiments.push(entry.clone());
         drop(reg);

@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{json, Value};
 use sextant_engine::hosts::Host;
-use sextant_engine::session::timeline::Timeline;
+use sextant_engine::session::timeline::{Stamp, Timeline};
 use sextant_engine::store::Places;
 use uuid::Uuid;
 
@@ -108,8 +108,11 @@ pub struct ExperimentEntry {
     pub name: String,
     pub traces: Vec<Arc<TraceEntry>>,
     /// Where each trace's times go on the experiment's one timeline (the
-    /// one `sextant sync` stored, found when the experiment was created).
+    /// one `sextant sync` stored, as it was when `stamp` was taken).
     pub timeline: Timeline,
+    /// The traces' stored syncs the timeline was read from: another stamp
+    /// now means a sync was stored since (`Service::experiment_entry`).
+    pub stamp: Stamp,
 }
 
 /// An experiment's traces all indexed, or why not.

@@ -18,7 +18,7 @@ use crate::analysis::explain::path::{Link, PathState};
 use crate::analysis::explain::{self, explain_trace, request_for, Diagnosis, Explanation};
 use crate::analysis::facilities::Facilities;
 use crate::analysis::model::census::TraceFacts;
-use crate::hosts::{self, HostPick};
+use crate::hosts::HostPick;
 use crate::reader::OpenOptions;
 use crate::run::Work;
 use crate::sync;
@@ -142,7 +142,7 @@ impl Session {
             ..self.options
         };
         let mut explanation = explain_trace(&self.trace, options, request, work)?;
-        explanation.arrivals = self.arrivals(pick)?;
+        explanation.arrivals = self.arrivals(pick);
         Ok(explanation)
     }
 
@@ -150,32 +150,23 @@ impl Session {
     /// the synchronisation stored for the trace matched them: none when
     /// stores are off or no usable synchronisation is stored (the
     /// timeline says why elsewhere; here it only means nothing to add).
-    fn arrivals(&self, pick: HostPick) -> Result<Vec<explain::remote::Arrival>, Error> {
+    /// Read from the stored unit alone: no trace, not even this one's
+    /// metadata.
+    fn arrivals(&self, pick: HostPick) -> Vec<explain::remote::Arrival> {
         let Some(store) = self.store() else {
-            return Ok(Vec::new());
+            return Vec::new();
         };
         let Ok(Some(stored)) = sync::stored::load(&store) else {
-            return Ok(Vec::new());
+            return Vec::new();
         };
-        let found = hosts::of(&self.trace)?;
-        let host = match (pick, &found[..]) {
-            (HostPick::Nth(i), _) => found.get(i),
-            (_, [one]) => Some(one),
+        // The unit lists this trace's hosts as `hosts::of` does, which is
+        // what `pick` counts in.
+        let host = match (pick, &stored.own[..]) {
+            (HostPick::Nth(i), own) => own.get(i).copied(),
+            (_, [one]) => Some(*one),
             _ => None,
         };
-        let Some(host) = host else {
-            return Ok(Vec::new());
-        };
-        // Told apart as `sync::synchronize` tells them: clock UUID, else name.
-        let id = host.boot.clone().unwrap_or_else(|| host.name.clone());
-        sync::received_by(&stored, &id).map_err(|e| {
-            format!(
-                "reading the packets of the hosts `sextant sync` synchronised with host {} \
-                 (run it again if their traces moved): {e}",
-                host.name
-            )
-            .into()
-        })
+        host.map_or_else(Vec::new, |h| sync::received_by(&stored.sync, h))
     }
 }
 

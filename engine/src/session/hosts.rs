@@ -129,7 +129,7 @@ pub fn on_shared_timeline(
     }
     let store = TraceStore::open(places, trace)?;
     let stored = match sync::stored::load(&store) {
-        Ok(Some(s)) => s,
+        Ok(Some(s)) => s.sync,
         Ok(None) => return Ok(None),
         Err(e) => {
             return Ok(Some(Err(format!(
@@ -173,6 +173,6 @@ impl super::Session {
             return Ok(None);
         };
         let store = TraceStore::open(places, &self.trace)?;
-        Ok(Some(sync::stored::save(sync, &store)?))
+        Ok(Some(sync::stored::save(sync, &self.trace, &store)?))
     }
 }

@@ -6,9 +6,9 @@
 
 use super::Session;
 use crate::analysis::executions::Executions;
-use crate::hosts;
-use crate::store::TraceStore;
-use crate::sync::{self, Correction, Synchronization};
+use crate::store::{TraceStore, UnitStamp};
+use crate::sync::stored::Stored;
+use crate::sync::{self, Correction};
 
 /// Each trace's correction onto the shared timeline, by position; every
 /// one the identity when the traces are not synchronised.
@@ -96,6 +96,24 @@ pub fn of(sessions: &[Session]) -> (Timeline, Option<String>) {
     (Timeline { corrections }, Some(note))
 }
 
+/// What the timeline of some traces is read from: each trace's stored
+/// sync, as it is on disk. Taken before `of` and compared later, it tells
+/// that `sextant sync` stored (or replaced, or removed) one since, and the
+/// timeline is to be read again; taking it reads no trace and no unit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stamp(Vec<Option<UnitStamp>>);
+
+/// The stamp of `sessions`' stored syncs (`None` for a session without
+/// stores).
+pub fn stamp(sessions: &[Session]) -> Stamp {
+    Stamp(
+        sessions
+            .iter()
+            .map(|s| s.places().map(|p| sync::stored::stamp(p, s.trace())))
+            .collect(),
+    )
+}
+
 /// One trace's place on a stored timeline.
 struct Placed {
     correction: Correction,
@@ -111,24 +129,25 @@ fn placed_by_sync(session: &Session) -> Result<Option<Placed>, String> {
     };
     let store = TraceStore::open(places, session.trace())
         .map_err(|e| format!("its store cannot be opened: {e}"))?;
-    let stored: Synchronization = match sync::stored::load(&store) {
+    let Stored { sync, own } = match sync::stored::load(&store) {
         Ok(Some(s)) => s,
         Ok(None) => return Ok(None),
         Err(e) => return Err(format!("the stored synchronisation is not used: {e}")),
     };
-    let found = hosts::of(session.trace()).map_err(|e| e.to_string())?;
-    let [host] = &found[..] else {
-        return Err(format!("{} hosts in one trace", found.len()));
+    // The store's own hosts, as `sextant sync` read this trace.
+    let host = match own[..] {
+        [host] => host,
+        [] => {
+            return Err(
+                "the stored synchronisation names none of its hosts as this trace's \
+                 (run `sextant sync` on all the traces together)"
+                    .to_string(),
+            )
+        }
+        _ => return Err(format!("{} hosts in one trace", own.len())),
     };
-    // Told apart as `sync::synchronize` tells them: clock UUID, else name.
-    let id = host.boot.clone().unwrap_or_else(|| host.name.clone());
-    let Some(synced) = stored.hosts.iter().find(|h| h.id == id) else {
-        return Err(format!(
-            "host {} is not among the stored synchronisation's hosts",
-            host.name
-        ));
-    };
-    let Some(correction) = synced.correction else {
+    let host = &sync.hosts[host];
+    let Some(correction) = host.correction else {
         return Err(format!(
             "host {} is not on the timeline `sextant sync` stored (no usable packet exchange links it)",
             host.name
@@ -136,6 +155,6 @@ fn placed_by_sync(session: &Session) -> Result<Option<Placed>, String> {
     };
     Ok(Some(Placed {
         correction,
-        reference: stored.reference_name().to_string(),
+        reference: sync.reference_name().to_string(),
     }))
 }

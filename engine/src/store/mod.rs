@@ -126,6 +126,28 @@ impl Places {
     }
 }
 
+impl Places {
+    /// The unit `name` of the trace at `trace` as it is on disk now, in
+    /// each store it may be in: its manifest's modification time and size,
+    /// or none. Read from directory entries alone (neither the unit nor
+    /// the trace's files are opened): what tells a holder of something
+    /// computed from the unit that it was written again (or removed) since.
+    pub fn unit_stamp(&self, trace: &Path, name: &str) -> UnitStamp {
+        let Ok(canonical) = trace.canonicalize() else {
+            return UnitStamp::default();
+        };
+        let manifest = |store: &PathBuf| {
+            let m = std::fs::metadata(store.join(name).join(unit::MANIFEST)).ok()?;
+            Some((m.modified().ok()?, m.len()))
+        };
+        UnitStamp(self.candidates(&canonical).iter().map(manifest).collect())
+    }
+}
+
+/// A unit's manifest in each store it may be in (`Places::unit_stamp`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnitStamp(Vec<Option<(std::time::SystemTime, u64)>>);
+
 /// Where stores go, in words for a log.
 impl std::fmt::Display for Places {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -15,13 +15,16 @@ use super::{mapped, TraceIdentity, TraceStore, FORMAT_VERSION};
 use crate::export::{ExportError, Format, TableFile};
 use crate::mapped::Mapped;
 
-const MANIFEST: &str = "manifest.json";
+pub(super) const MANIFEST: &str = "manifest.json";
 
 /// Why a stored unit is not used (it is then computed and written again).
 #[derive(Debug, thiserror::Error)]
 pub enum Unusable {
     #[error("{dir}: written by another version of sextant (format {found}, this one reads {FORMAT_VERSION})")]
     ForeignVersion { dir: String, found: String },
+    /// Its own layout (within its details) is not this version's.
+    #[error("{dir}: written by another version of sextant: {what}")]
+    Outdated { dir: String, what: String },
     #[error("{dir}: the trace changed since it was stored ({what})")]
     Stale { dir: String, what: String },
     #[error("{dir}: {file} is {found} bytes, {expected} were written (truncated or overwritten)")]
@@ -106,6 +109,15 @@ impl Found {
             return Err(self.corrupt(name, "its columns are not the ones sextant writes there"));
         }
         Ok(batches)
+    }
+
+    /// A unit whose details are laid out as another version wrote them;
+    /// `what` says what they lack and what to run again.
+    pub fn outdated(&self, what: impl Into<String>) -> Unusable {
+        Unusable::Outdated {
+            dir: self.dir.display().to_string(),
+            what: what.into(),
+        }
     }
 
     /// A table whose contents do not hold together.

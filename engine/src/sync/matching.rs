@@ -8,11 +8,13 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 /// What identifies a TCP segment on both ends.
 pub type Key = (u64, u64, u64);
 
 /// One network event of a host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packet {
     /// Nanoseconds, in the host's own clock.
     pub ts: i64,
@@ -21,19 +23,27 @@ pub struct Packet {
     /// The CPU the event was recorded on, when the trace says: a
     /// reception's is where the wake-ups it causes happen.
     pub cpu: Option<u32>,
-    /// The thread that emitted the event, when the trace's framing says
-    /// (ftrace's `TASK-PID`): an emission's is who sent the packet.
+    /// An emission's: the thread that sent the packet, when the trace
+    /// tells (`senders`).
     pub thread: Option<i64>,
+    /// That thread's name then, when the kernel model knows it.
+    pub comm: Option<String>,
 }
 
 /// A packet seen leaving one host and arriving at another (or the same:
-/// loopback traffic is matched, and not used to synchronise).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// loopback traffic is matched, and not used to synchronise). Hosts by
+/// position, times in each host's own clock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    pub key: Key,
     pub sender: usize,
     pub sent: i64,
-    /// The thread that sent it, when the emission names one.
+    /// The thread that sent it, when the trace tells (`senders`).
     pub sent_by: Option<i64>,
+    /// That thread's name then.
+    pub sent_by_comm: Option<String>,
+    /// The CPU the emission was recorded on.
+    pub sent_on: Option<u32>,
     pub receiver: usize,
     pub received: i64,
     /// The CPU the reception was recorded on.
@@ -51,15 +61,14 @@ pub fn messages(hosts: &[Vec<Packet>]) -> Vec<Message> {
     order.sort_unstable();
     let mut m = Matcher::new(hosts.len());
     for (_, h, i) in order {
-        m.take(h, hosts[h][i]);
+        m.take(h, hosts[h][i].clone());
     }
     m.found
 }
 
 struct Matcher {
-    /// Per host: emissions (time, thread) waiting for their reception, by
-    /// key.
-    out: Vec<HashMap<Key, (i64, Option<i64>)>>,
+    /// Per host: emissions waiting for their reception, by key.
+    out: Vec<HashMap<Key, Packet>>,
     /// Per host: receptions (time, CPU) waiting for their emission.
     into: Vec<HashMap<Key, (i64, Option<u32>)>>,
     /// The latest message from each sender to each receiver.
@@ -88,9 +97,12 @@ impl Matcher {
                 }
                 if let Some((received, received_on)) = pending.remove(&p.key) {
                     message = Some(Message {
+                        key: p.key,
                         sender: host,
                         sent: p.ts,
                         sent_by: p.thread,
+                        sent_by_comm: p.comm.clone(),
+                        sent_on: p.cpu,
                         receiver: other,
                         received,
                         received_on,
@@ -99,11 +111,14 @@ impl Matcher {
             }
         } else {
             for (other, pending) in self.out.iter_mut().enumerate() {
-                if let Some((sent, sent_by)) = pending.remove(&p.key) {
+                if let Some(out) = pending.remove(&p.key) {
                     message = Some(Message {
+                        key: p.key,
                         sender: other,
-                        sent,
-                        sent_by,
+                        sent: out.ts,
+                        sent_by: out.thread,
+                        sent_by_comm: out.comm,
+                        sent_on: out.cpu,
                         receiver: host,
                         received: p.ts,
                         received_on: p.cpu,
@@ -114,7 +129,7 @@ impl Matcher {
         match message {
             Some(m) => self.found(m),
             None if p.sent => {
-                self.out[host].entry(p.key).or_insert((p.ts, p.thread));
+                self.out[host].entry(p.key).or_insert(p);
             }
             None => {
                 self.into[host].entry(p.key).or_insert((p.ts, p.cpu));
@@ -123,8 +138,9 @@ impl Matcher {
     }
 
     fn found(&mut self, m: Message) {
+        let (sender, receiver) = (m.sender, m.receiver);
+        self.last.insert((sender, receiver), m.clone());
         self.found.push(m);
-        self.last.insert((m.sender, m.receiver), m);
         let hosts = self.out.len();
         // Once a host has exchanged with every other, what it sent (or
         // received) before the oldest of those latest exchanges would have
@@ -136,14 +152,12 @@ impl Matcher {
                 .then(|| mine.iter().map(|(_, t)| *t).min())
                 .flatten()
         };
-        let sender = m.sender;
         if let Some(t) = oldest(
             &|x| (x.sender == sender).then_some((x.receiver, x.sent)),
             sender,
         ) {
-            self.out[sender].retain(|_, (ts, _)| *ts >= t);
+            self.out[sender].retain(|_, p| p.ts >= t);
         }
-        let receiver = m.receiver;
         if let Some(t) = oldest(
             &|x| (x.receiver == receiver).then_some((x.sender, x.received)),
             receiver,
@@ -164,6 +178,7 @@ mod tests {
             key: (seq, 0, 0x18),
             cpu: Some(0),
             thread: None,
+            comm: None,
         }
     }
 
@@ -178,17 +193,23 @@ mod tests {
             found,
             [
                 Message {
+                    key: (7, 0, 0x18),
                     sender: 0,
                     sent: 100,
                     sent_by: None,
+                    sent_by_comm: None,
+                    sent_on: Some(0),
                     receiver: 1,
                     received: 50,
                     received_on: Some(0),
                 },
                 Message {
+                    key: (8, 0, 0x18),
                     sender: 1,
                     sent: 250,
                     sent_by: None,
+                    sent_by_comm: None,
+                    sent_on: Some(0),
                     receiver: 0,
                     received: 300,
                     received_on: Some(0),

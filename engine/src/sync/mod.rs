@@ -10,6 +10,7 @@ mod correction;
 mod hull;
 mod matching;
 mod packets;
+mod senders;
 pub mod stored;
 mod tree;
 
@@ -23,9 +24,9 @@ pub use hull::{Hull, Quality};
 pub use matching::{messages, Message, Packet};
 
 use crate::analysis::executions::Execution;
-use crate::event::ReadError;
 use crate::hosts::{self, HostPick};
-use crate::reader::{AnyReader, OpenOptions};
+use crate::reader::OpenOptions;
+use crate::run::{Pass, RunError, Work};
 
 /// One host of a synchronisation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +71,11 @@ pub struct Synchronization {
     pub reference: Option<usize>,
     /// Packets matched on a single host (loopback), not used.
     pub local_messages: usize,
+    /// The packets matched between two different hosts, in the order
+    /// found: what explain names a waking packet's host from. Kept in the
+    /// store (`stored`), not in the result printed.
+    #[serde(skip)]
+    pub exchanged: Vec<Message>,
 }
 
 impl Synchronization {
@@ -108,7 +114,7 @@ pub enum SyncError {
         source: crate::ctf::CtfError,
     },
     #[error("reading host {host}: {source}")]
-    Read { host: String, source: ReadError },
+    Read { host: String, source: RunError },
     #[error("{0} host(s) found: synchronising needs at least two (give a folder holding several hosts' traces, or several traces)")]
     TooFew(usize),
 }
@@ -121,7 +127,9 @@ pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
         return Err(SyncError::TooFew(hosts.len()));
     }
     let ids: Vec<String> = hosts.iter().map(|h| h.id.clone()).collect();
-    let (pairs, local_messages) = pairs(&ids, &messages(&packets));
+    let mut found = messages(&packets);
+    let (pairs, local_messages) = pairs(&ids, &found);
+    found.retain(|m| ids[m.sender] != ids[m.receiver]);
     let (reference, placed) = tree::chain(&ids, &pairs);
     for (h, c) in hosts.iter_mut().zip(placed) {
         h.correction = c;
@@ -131,6 +139,7 @@ pub fn synchronize(paths: &[PathBuf]) -> Result<Synchronization, SyncError> {
         pairs,
         reference,
         local_messages,
+        exchanged: found,
     })
 }
 
@@ -168,12 +177,19 @@ fn read_hosts(paths: &[PathBuf]) -> Result<(Vec<SyncHost>, Vec<Vec<Packet>>), Sy
     Ok((hosts, packets))
 }
 
-fn read_packets(path: &Path, pick: HostPick) -> Result<Vec<Packet>, ReadError> {
+/// The host's packets, read in a pass of its kernel model, which names
+/// who sent each where the emission does not.
+fn read_packets(path: &Path, pick: HostPick) -> Result<Vec<Packet>, RunError> {
     let options = OpenOptions {
         host: pick,
         ..OpenOptions::default()
     };
-    AnyReader::open_with(path, options)?.with(packets::ReadPackets)
+    let mut packets = packets::Packets::default();
+    let ran = Pass::new(&mut [])
+        .tap(&mut packets)
+        .options(options)
+        .read(path, &Work::none())?;
+    Ok(packets.into_packets(&ran.summary.losses))
 }
 
 /// Feeds each message to its pair's hull (hosts ordered by `ids`), in the

@@ -52,9 +52,8 @@ fn synctraces_arrivals_are_the_sync_messages() {
         return;
     };
     let s = synchronize(&[sync]).unwrap();
-    let (vm3, vm1) = (&s.hosts[0], &s.hosts[1]);
-    let to_vm3 = received_by(&s, &vm3.id).unwrap();
-    let to_vm1 = received_by(&s, &vm1.id).unwrap();
+    let to_vm3 = received_by(&s, 0);
+    let to_vm1 = received_by(&s, 1);
     assert_eq!(to_vm3.len() + to_vm1.len(), s.pairs[0].messages);
     assert!(!to_vm3.is_empty() && !to_vm1.is_empty());
     assert!(to_vm3.iter().all(|a| a.from == "VM1"));
@@ -69,4 +68,72 @@ fn synctraces_arrivals_are_the_sync_messages() {
     // VM3 is the reference: its receptions are on the shared timeline
     // already.
     assert!(to_vm3.iter().all(|a| a.sent + a.transit == a.received));
+}
+
+/// A cache directory of its own for a test, removed when dropped.
+struct Cache(PathBuf);
+
+impl Cache {
+    fn new(name: &str) -> Cache {
+        let dir = std::env::temp_dir().join(format!("sextant-sync-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Cache(dir)
+    }
+
+    /// The store of `trace`, in this cache (never beside the trace).
+    fn store(&self, trace: &Path) -> crate::store::TraceStore {
+        let places = crate::store::Places::new(Some(self.0.clone()), Default::default());
+        crate::store::TraceStore::open(&places, trace).unwrap()
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The stored unit gives back the synchronisation with the packets it
+/// matched, and which of its hosts the store's trace holds (the folder:
+/// both), so that explain's arrivals come from it alone.
+#[test]
+fn a_stored_sync_keeps_its_matched_packets() {
+    let Some(sync) = shared("synctraces") else {
+        return;
+    };
+    let s = synchronize(std::slice::from_ref(&sync)).unwrap();
+    assert_eq!(s.exchanged.len(), s.pairs[0].messages);
+    let cache = Cache::new("kept");
+    let store = cache.store(&sync);
+    stored::save(&s, &sync, &store).unwrap();
+    let back = stored::load(&store).unwrap().unwrap();
+    assert_eq!(back.sync, s);
+    assert_eq!(back.own, [0, 1]);
+    for host in [0, 1] {
+        assert_eq!(received_by(&back.sync, host), received_by(&s, host));
+    }
+    // Each host's own trace: its store names that host alone.
+    let dest = sync.join("scp_dest");
+    let by_trace = synchronize(&[dest.clone(), sync.join("scp_src")]).unwrap();
+    let store = cache.store(&dest);
+    stored::save(&by_trace, &dest, &store).unwrap();
+    assert_eq!(stored::load(&store).unwrap().unwrap().own, [0]);
+}
+
+/// A sync stored by an earlier sextant (the result alone, without the
+/// packets) is not used, and the reason says to synchronise again.
+#[test]
+fn a_sync_stored_without_its_packets_is_reported() {
+    let Some(sync) = shared("synctraces") else {
+        return;
+    };
+    let s = synchronize(std::slice::from_ref(&sync)).unwrap();
+    let cache = Cache::new("earlier");
+    let store = cache.store(&sync);
+    store
+        .write("sync", Vec::new(), serde_json::to_value(&s).unwrap())
+        .unwrap();
+    let e = stored::load(&store).unwrap_err();
+    assert!(matches!(e, crate::store::Unusable::Outdated { .. }), "{e}");
+    assert!(e.to_string().contains("run `sextant sync` again"), "{e}");
 }

@@ -128,14 +128,15 @@ pub enum Cause {
     /// does not show) woke it.
     Interrupt { of: Party, context: Context },
     /// Blocked until `context` woke it right after receiving a packet that
-    /// host `from` sent (`remote`), by thread `sent_by` when the trace
-    /// says: at `sent` on the shared timeline, `transit` ns before it
-    /// arrived.
+    /// host `from` sent (`remote`), by thread `sent_by` (named
+    /// `sent_by_comm`) when that host's trace tells: at `sent` on the
+    /// shared timeline, `transit` ns before it arrived.
     Packet {
         of: Party,
         context: Context,
         from: String,
         sent_by: Option<i64>,
+        sent_by_comm: Option<String>,
         sent: i64,
         transit: i64,
     },
@@ -533,6 +534,7 @@ fn blocked(
                 context,
                 from: a.from.clone(),
                 sent_by: a.sent_by,
+                sent_by_comm: a.sent_by_comm.clone(),
                 sent: a.sent,
                 transit: a.transit,
             },

@@ -18,9 +18,11 @@ pub struct Arrival {
     pub received: i64,
     /// The host that sent it.
     pub from: String,
-    /// The thread that sent it, when the emission names one (a tid of
-    /// that host: its name is in that host's trace, not read here).
+    /// The thread that sent it, when the sending host's trace tells (a
+    /// tid of that host).
     pub sent_by: Option<i64>,
+    /// That thread's name then, as the sending host's trace has it.
+    pub sent_by_comm: Option<String>,
     /// When it was sent, on the shared timeline (ns).
     pub sent: i64,
     /// From its emission to its reception, on the shared timeline (ns).

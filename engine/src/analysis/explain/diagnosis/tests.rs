@@ -631,6 +631,7 @@ fn arrival(cpu: u32, received: i64) -> Arrival {
         received,
         from: "VM3".into(),
         sent_by: None,
+        sent_by_comm: None,
         sent: 1_361_214_092_782_000_123,
         transit: 85_000,
     }
@@ -655,15 +656,27 @@ fn a_wakeup_after_a_matched_packet_names_its_host() {
         )
     );
     assert!(d.contradictions.is_empty(), "{:?}", d.contradictions);
-    // An emission that names its thread: the sender is said too.
+    // An emission whose sender the trace tells: the sender is said too,
+    // by name where that host's model knows it.
     let sent_by = Arrival {
         sent_by: Some(4047),
         ..arrival(0, 950)
     };
-    let d = diagnose_with(&g, 5, 0, 2000, &[sent_by]);
+    let d = diagnose_with(&g, 5, 0, 2000, std::slice::from_ref(&sent_by));
     assert!(
         d.text
             .contains("a packet from host VM3 (sent by thread 4047 at 1361214092.782000123 s"),
+        "{}",
+        d.text
+    );
+    let named = Arrival {
+        sent_by_comm: Some("scp".into()),
+        ..sent_by
+    };
+    let d = diagnose_with(&g, 5, 0, 2000, &[named]);
+    assert!(
+        d.text
+            .contains("a packet from host VM3 (sent by scp 4047 at 1361214092.782000123 s"),
         "{}",
         d.text
     );

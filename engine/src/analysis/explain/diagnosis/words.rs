@@ -198,13 +198,18 @@ fn words(c: &Cause, cost: i64, n: &Naming<'_>) -> String {
             context,
             from,
             sent_by,
+            sent_by_comm,
             sent,
             transit,
         } => format!(
             "{} waited {d}, woken by a packet from host {from} ({} at {} on the shared \
              timeline, {} before it arrived; {} woke it)",
             n.of_name(of),
-            sent_by.map_or_else(|| "sent".to_string(), |t| format!("sent by thread {t}")),
+            match (sent_by, sent_by_comm) {
+                (None, _) => "sent".to_string(),
+                (Some(t), Some(comm)) => format!("sent by {comm} {t}"),
+                (Some(t), None) => format!("sent by thread {t}"),
+            },
             seconds(*sent),
             human(*transit),
             interrupt(context)
