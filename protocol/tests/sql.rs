@@ -3,7 +3,8 @@
 //! copies of them, checked against what nobody here wrote or another front
 //! end: babeltrace2's event count for each CTF trace, `sextant dump` for
 //! the others, `sextant analyze --format json --no-store` for executions,
-//! `sextant tasks --format json` for tasks, strace for "a second identical query reads no trace" (no trace
+//! `sextant tasks --format json` for tasks, `sextant explain --format json`
+//! for explanations, strace for "a second identical query reads no trace" (no trace
 //! file mapped, no more than a one-file trace's head read).
 
 mod common;
@@ -504,6 +505,123 @@ fn tasks_per_trace_are_the_tasks_commands() {
     .map(|w| serde_json::json!({"tid": w["tid"], "misses": w["misses"], "deadline": w["deadline"]}))
     .collect();
     assert_eq!(one, want);
+}
+
+/// `sextant explain --format json`'s report of execution `n` of `src`.
+fn explained(src: &Path, model: &Path, n: u64) -> Value {
+    let out = command()
+        .args(["explain", "--format", "json", "--no-store", "--model"])
+        .arg(model)
+        .args(["--execution", &n.to_string()])
+        .arg(src)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{} {n}: {err}", src.display());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `explain()`'s `who` of a cause of `explain --format json`, as
+/// schemas/exports.md defines it: `by`, else `ran`, else `from` (a host),
+/// else `of`.
+fn who(cause: &Value) -> Value {
+    let named = |key: &str| Some(&cause[key]).filter(|v| !v.is_null());
+    let thread = |p: &Value| {
+        let tid = p["tid"].as_i64().unwrap();
+        Value::from(match p["comm"].as_str().unwrap() {
+            "" => format!("thread {tid}"),
+            comm => format!("{comm} ({tid})"),
+        })
+    };
+    if let Some(p) = named("by").or_else(|| named("ran")) {
+        return thread(p);
+    }
+    if let Some(host) = named("from") {
+        return Value::from(format!("host {}", host.as_str().unwrap()));
+    }
+    named("of").map_or(Value::Null, thread)
+}
+
+#[test]
+fn explain_per_trace_is_the_explain_commands_for_the_k_longest() {
+    let c = corpus("explain");
+    // A model some traces cannot match (no `sched_wakeup_new`).
+    let model = c.dir.join("model.json");
+    std::fs::write(
+        &model,
+        r#"{"name": "switches", "mode": "same_tid",
+        "events": [{"name": "sched_switch"}, {"name": "sched_wakeup_new"}]}"#,
+    )
+    .unwrap();
+    let query = format!(
+        "SELECT * FROM explain('{}', 2) ORDER BY trace, duration DESC, execution, rank",
+        model.display()
+    );
+    let (answer, err) = rows(&[&query, c.dir.to_str().unwrap(), "--no-store"]);
+    let mut by_trace: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for r in answer {
+        let name = r["trace"].as_str().unwrap().to_string();
+        assert!(r["host"].as_str().is_some_and(|h| !h.is_empty()));
+        by_trace.entry(name).or_default().push(r);
+    }
+    let mut explained_traces = 0;
+    for (name, src) in &c.traces {
+        let mut found = analyzed(src, &["--model", model.to_str().unwrap()]);
+        // The engine's ranking: longest first, then in start order.
+        found.sort_by_key(|e| (-e["duration"].as_i64().unwrap(), e["index"].as_u64()));
+        let mut want = Vec::new();
+        for e in found.iter().take(2) {
+            let n = e["index"].as_u64().unwrap();
+            let doc = explained(src, &model, n);
+            // A cause of `null` is the row of an execution without one.
+            let row = |rank: Value, cause: &Value| {
+                serde_json::json!({
+                    "execution": n, "start": e["start"], "duration": e["duration"],
+                    "diagnosis": doc["diagnosis"], "rank": rank, "kind": cause["kind"],
+                    "cost": cause["cost"], "who": who(cause), "text": cause["text"],
+                })
+            };
+            let causes = doc["causes"].as_array().unwrap();
+            if causes.is_empty() {
+                want.push(row(Value::Null, &Value::Null));
+            }
+            for (i, cause) in causes.iter().enumerate() {
+                want.push(row(Value::from(i as u64 + 1), cause));
+            }
+        }
+        let got: Vec<Value> = by_trace
+            .remove(name)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut r| {
+                let r = r.as_object_mut().unwrap();
+                r.remove("host");
+                assert_eq!(r.remove("trace"), Some(Value::from(name.as_str())));
+                Value::Object(r.clone())
+            })
+            .collect();
+        assert_eq!(got.len(), want.len(), "{name}: rows");
+        for (g, w) in got.iter().zip(&want) {
+            for column in w.as_object().unwrap().keys() {
+                assert_eq!(g[column], w[column], "{name}: {column} of {w}");
+            }
+            assert_eq!(g, w, "{name}: the columns");
+        }
+        let warned = err
+            .lines()
+            .filter(|l| {
+                l.starts_with("sextant: warning:")
+                    && l.contains(&*c.dir.join(name).to_string_lossy())
+            })
+            .count();
+        if found.is_empty() {
+            assert_eq!(warned, 1, "{name}: one warning\n{err}");
+        } else {
+            explained_traces += 1;
+        }
+    }
+    assert!(by_trace.is_empty(), "rows of no trace: {by_trace:?}");
+    assert!(explained_traces >= 3, "{explained_traces} traces explained");
 }
 
 #[test]

@@ -175,6 +175,15 @@ fn the_same_answers_embedded_and_on_two_workers() {
             "tasks",
             None,
         ),
+        (
+            // The model's JSON itself goes to the workers, with K.
+            format!(
+                "SELECT * FROM explain('{model}', 2) \
+                 ORDER BY trace, duration DESC, execution, rank"
+            ),
+            "explain",
+            None,
+        ),
     ];
     let mut answers = Vec::new();
     for (query, table, of) in &queries {

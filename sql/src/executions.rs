@@ -30,7 +30,7 @@ use crate::{Fleet, Reading};
 #[derive(Debug)]
 pub(crate) struct Asked {
     pub(crate) name: String,
-    request: Request,
+    pub(crate) request: Request,
     /// What `asked` reads it again from: 'preset:NAME' or the model's
     /// JSON (a file's content, so that a worker needs no copy of it).
     pub(crate) text: String,
@@ -104,13 +104,32 @@ pub(crate) fn of_trace(
 ) -> Result<Vec<RecordBatch>, Failure> {
     let session = Session::open(&trace.path, reading.options, reading.places.clone());
     let found = session.host_executions_table(&asked.request, HostPick::Sole, work)?;
-    reading.log.counted(found.source == Source::Store);
-    reading.log.warn_all(trace, &found.notes);
-    // The reader's and the census's warnings, as one line per trace.
-    if !found.warnings.is_empty() {
-        reading.log.warn(trace, &found.warnings.join("; "));
-    }
+    tell(
+        reading,
+        trace,
+        found.source == Source::Store,
+        &found.notes,
+        &found.warnings,
+    );
     Ok(found.batches)
+}
+
+/// Says what the front door said of a trace's executions: whether the
+/// store answered, its notes, and the reader's and the census's warnings
+/// as one line per trace (`explain()` says the same of the executions it
+/// explains).
+pub(crate) fn tell(
+    reading: &Reading,
+    trace: &Trace,
+    from_store: bool,
+    notes: &[String],
+    warnings: &[String],
+) {
+    reading.log.counted(from_store);
+    reading.log.warn_all(trace, notes);
+    if !warnings.is_empty() {
+        reading.log.warn(trace, &warnings.join("; "));
+    }
 }
 
 #[cfg(test)]

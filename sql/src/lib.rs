@@ -9,6 +9,7 @@
 mod carried;
 pub mod dataset;
 mod executions;
+mod explain;
 pub mod fleet;
 mod log;
 mod narrowing;
@@ -215,6 +216,12 @@ async fn register(ctx: &SessionContext, fleet: Arc<Fleet>) -> Result<(), SqlErro
     ctx.register_udtf(
         "executions",
         Arc::new(executions::ExecutionsFn {
+            fleet: fleet.clone(),
+        }),
+    );
+    ctx.register_udtf(
+        "explain",
+        Arc::new(explain::ExplainFn {
             fleet: fleet.clone(),
         }),
     );

@@ -28,6 +28,7 @@ use sextant_engine::session::Session;
 use tokio::sync::mpsc;
 
 use crate::executions::{self, Asked};
+use crate::explain::{self, Explained};
 use crate::fleet::Trace;
 use crate::{tasks, Reading};
 
@@ -39,6 +40,7 @@ pub(crate) enum Kind {
     ThreadStates,
     Executions(Arc<Asked>),
     Tasks(Options),
+    Explain(Arc<Explained>),
 }
 
 impl Kind {
@@ -49,6 +51,7 @@ impl Kind {
             Kind::ThreadStates => export::states::schema(),
             Kind::Executions(asked) => export::executions::schema(&asked.name),
             Kind::Tasks(_) => tasks::schema(),
+            Kind::Explain(_) => explain::schema(),
         }
     }
 
@@ -58,6 +61,7 @@ impl Kind {
             Kind::ThreadStates => "thread_states",
             Kind::Executions(_) => "executions",
             Kind::Tasks(_) => "tasks",
+            Kind::Explain(_) => "explain",
         }
     }
 }
@@ -263,6 +267,10 @@ pub(crate) fn produce(
         }
         Kind::Tasks(options) => {
             emit(tasks::of_trace(options, trace, reading, &work)?);
+            Ok(())
+        }
+        Kind::Explain(asked) => {
+            emit(explain::of_trace(asked, trace, reading, &work)?);
             Ok(())
         }
     }

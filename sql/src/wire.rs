@@ -1,6 +1,7 @@
 //! A `TraceScanExec` as bytes, for a distributed engine to send to the
 //! worker that executes it: which table (with the filters on `events`
-//! pushed down, the model of `executions()`, the options of `tasks()`),
+//! pushed down, the model of `executions()`, the options of `tasks()`, the
+//! model and K of `explain()`),
 //! the traces by absolute path (the worker's working folder is not the
 //! coordinator's), the projection and limit, and how to read the traces.
 //! JSON: a scan is described once per task, never per row.
@@ -18,6 +19,7 @@ use sextant_engine::reader::OpenOptions;
 use sextant_engine::store::{Placement, Places};
 
 use crate::executions::asked;
+use crate::explain::Explained;
 use crate::fleet::Trace;
 use crate::partition::Kind;
 use crate::scan::TraceScanExec;
@@ -52,6 +54,11 @@ enum Table {
     Tasks {
         min_jobs: usize,
         deadline: WireDeadline,
+    },
+    /// The model as for `Executions`, and K.
+    Explain {
+        model: String,
+        longest: usize,
     },
 }
 
@@ -94,6 +101,10 @@ pub fn encode(scan: &TraceScanExec) -> Result<Vec<u8>> {
                 Deadline::Ratio(r) => WireDeadline::Ratio(r),
                 Deadline::Time(t) => WireDeadline::Time(t),
             },
+        },
+        Kind::Explain(asked) => Table::Explain {
+            model: asked.model.text.clone(),
+            longest: asked.longest,
         },
     };
     let traces = scan
@@ -146,6 +157,11 @@ pub fn decode(
             };
             Kind::Tasks(Options::new(min_jobs, deadline).map_err(|e| failed("reading", e))?)
         }
+        Table::Explain { model, longest } => Kind::Explain(Arc::new(Explained {
+            model: asked(&model)
+                .map_err(|e| failed("reading", format!("explain('{model}'): {e}")))?,
+            longest,
+        })),
     };
     let places = wire.store.map(|s| Places {
         cache: s.cache,
@@ -264,5 +280,13 @@ mod tests {
         let preset = asked("preset:running").unwrap();
         let back = again(&scan(Kind::Executions(Arc::new(preset)), None));
         assert!(matches!(&back.kind, Kind::Executions(a) if a.name == "running"));
+
+        let explain = Explained {
+            model: asked("preset:running").unwrap(),
+            longest: 3,
+        };
+        let back = again(&scan(Kind::Explain(Arc::new(explain)), None));
+        assert!(matches!(&back.kind,
+            Kind::Explain(e) if e.model.name == "running" && e.longest == 3));
     }
 }
