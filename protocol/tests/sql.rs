@@ -129,6 +129,14 @@ fn filters_on_name_and_time_narrow_the_pass_and_change_no_row() {
     assert!(checked >= spans.len(), "{checked} non-empty answers");
 }
 
+/// The warning lines of `err` that name `trace`.
+fn warnings_naming(err: &str, trace: &Path) -> usize {
+    let trace = trace.to_string_lossy();
+    err.lines()
+        .filter(|l| l.starts_with("sextant: warning:") && l.contains(&*trace))
+        .count()
+}
+
 /// Executions per trace, by `analyze` on the trace alone; `what` says
 /// which (`--preset NAME`, `--model FILE`).
 fn analyzed(src: &Path, what: &[&str]) -> Vec<Value> {
@@ -393,13 +401,7 @@ fn a_model_a_trace_cannot_match_empties_that_trace_with_one_warning() {
         .collect();
     for (name, src) in &c.traces {
         let expected = analyzed(src, &["--model", path.to_str().unwrap()]).len();
-        let warned = err
-            .lines()
-            .filter(|l| {
-                l.starts_with("sextant: warning:")
-                    && l.contains(&*c.dir.join(name).to_string_lossy())
-            })
-            .count();
+        let warned = warnings_naming(&err, &c.dir.join(name));
         if expected == 0 {
             assert!(!with_rows.contains(&name.as_str()), "{name}");
             assert_eq!(warned, 1, "{name}: one warning\n{err}");
@@ -607,13 +609,7 @@ fn explain_per_trace_is_the_explain_commands_for_the_k_longest() {
             }
             assert_eq!(g, w, "{name}: the columns");
         }
-        let warned = err
-            .lines()
-            .filter(|l| {
-                l.starts_with("sextant: warning:")
-                    && l.contains(&*c.dir.join(name).to_string_lossy())
-            })
-            .count();
+        let warned = warnings_naming(&err, &c.dir.join(name));
         if found.is_empty() {
             assert_eq!(warned, 1, "{name}: one warning\n{err}");
         } else {

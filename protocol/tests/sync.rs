@@ -147,13 +147,10 @@ fn executions(doc: &Value) -> Vec<(String, i64, i64, i64)> {
 /// every duration as they were.
 #[test]
 fn analyze_uses_the_stored_timeline() {
-    let Some(shared) = shared_dir() else {
-        return skip_shared();
+    let Some((sync, _tmp, cache)) = synctraces("sync-analyze") else {
+        return;
     };
-    let tmp = TempDir::new("sync-analyze");
-    let cache = tmp.path().join("cache");
-    let cache = cache.to_str().unwrap();
-    let sync = shared.join("traces/ctf/synctraces");
+    let cache = cache.as_str();
     let trace = sync.to_str().unwrap();
     let analyze = || {
         run_json(&[
@@ -198,6 +195,19 @@ type Times = Vec<(i64, i64, i64, i64)>;
 const WAKEUP_MODEL: &str = r#"{"name": "wakeup to run", "events": [
     {"name": "sched_wakeup", "fields": {"tid": "$tid"}},
     {"name": "sched_switch", "fields": {"next_tid": "$tid"}}]}"#;
+
+/// The shared synctraces (read in place: every store goes to the cache),
+/// a temporary folder for the test and the cache directory in it; `None`,
+/// the skip said, when ../shared is absent.
+fn synctraces(tag: &str) -> Option<(PathBuf, TempDir, String)> {
+    let Some(shared) = shared_dir() else {
+        skip_shared();
+        return None;
+    };
+    let tmp = TempDir::new(tag);
+    let cache = tmp.path().join("cache").to_str().unwrap().to_string();
+    Some((shared.join("traces/ctf/synctraces"), tmp, cache))
+}
 
 /// `analyze`'s executions of `model` in the folder `root`, with `cache`.
 fn analyzed(root: &Path, model: &Path, cache: &Path) -> Times {
@@ -572,13 +582,10 @@ fn packets(trace: &Path, name: &str) -> Vec<((i64, i64, i64), i64)> {
 /// named.
 #[test]
 fn explain_names_the_host_a_waking_packet_came_from() {
-    let Some(shared) = shared_dir() else {
-        return skip_shared();
+    let Some((sync, _tmp, cache)) = synctraces("sync-explain") else {
+        return;
     };
-    let tmp = TempDir::new("sync-explain");
-    let cache = tmp.path().join("cache");
-    let cache = cache.to_str().unwrap();
-    let sync = shared.join("traces/ctf/synctraces");
+    let cache = cache.as_str();
     let trace = sync.to_str().unwrap();
 
     let unsynced = explain_vm3(trace, WOKEN_BY_VM1, cache);
@@ -645,13 +652,10 @@ fn explain_names_the_host_a_waking_packet_came_from() {
 /// wake-up on VM3, as `sextant explain` does.
 #[test]
 fn the_served_explain_names_the_host_too() {
-    let Some(shared) = shared_dir() else {
-        return skip_shared();
+    let Some((sync, _tmp, cache)) = synctraces("sync-served-explain") else {
+        return;
     };
-    let tmp = TempDir::new("sync-served-explain");
-    let cache = tmp.path().join("cache");
-    let cache_s = cache.to_str().unwrap();
-    let sync = shared.join("traces/ctf/synctraces");
+    let cache_s = cache.as_str();
     // VM3's trace first: a thread and a range are explained in the first
     // trace whose range holds the start, and both hosts' do.
     let hosts: Vec<PathBuf> = ["scp_dest", "scp_src"]
@@ -714,13 +718,10 @@ fn first_event_time(srv: &Server, euuid: &str) -> i64 {
 /// (asked before, on the hosts' own clocks) move to the corrected times.
 #[test]
 fn a_served_experiment_takes_a_sync_stored_after_it() {
-    let Some(shared) = shared_dir() else {
-        return skip_shared();
+    let Some((sync, _tmp, cache)) = synctraces("sync-served-later") else {
+        return;
     };
-    let tmp = TempDir::new("sync-served-later");
-    let cache = tmp.path().join("cache");
-    let cache_s = cache.to_str().unwrap();
-    let sync = shared.join("traces/ctf/synctraces");
+    let cache_s = cache.as_str();
     let hosts: Vec<PathBuf> = ["scp_src", "scp_dest"]
         .iter()
         .map(|h| sync.join(h))
