@@ -134,6 +134,7 @@ pub(crate) fn of_trace(
     for rank in 0..explained {
         let execution = pick(&found.executions, Which::Rank(rank))?;
         let explanation = session.explain(execution, HostPick::Sole, &around, work)?;
+        reading.log.warn_all(trace, &explanation.notes);
         let diagnosis = explanation.diagnosis(execution.end_tid);
         // `sextant explain` says these too: a claim the trace contradicts.
         reading.log.warn_all(trace, &diagnosis.contradictions);

@@ -142,22 +142,31 @@ impl Session {
             ..self.options
         };
         let mut explanation = explain_trace(&self.trace, options, request, work)?;
-        explanation.arrivals = self.arrivals(pick);
+        match self.arrivals(pick) {
+            Ok(arrivals) => explanation.arrivals = arrivals,
+            Err(note) => explanation.notes.push(note),
+        }
         Ok(explanation)
     }
 
     /// The packets host `pick` of the trace received from other hosts, as
     /// the synchronisation stored for the trace matched them: none when
-    /// stores are off or no usable synchronisation is stored (the
-    /// timeline says why elsewhere; here it only means nothing to add).
-    /// Read from the stored unit alone: no trace, not even this one's
-    /// metadata.
-    fn arrivals(&self, pick: HostPick) -> Vec<explain::remote::Arrival> {
+    /// stores are off or none is stored; `Err` saying why when one is
+    /// stored but cannot be used (an earlier sextant's), so that the
+    /// explanation that names no host says why. Read from the stored unit
+    /// alone: no trace, not even this one's metadata.
+    fn arrivals(&self, pick: HostPick) -> Result<Vec<explain::remote::Arrival>, String> {
         let Some(store) = self.store() else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        let Ok(Some(stored)) = sync::stored::load(&store) else {
-            return Vec::new();
+        let stored = match sync::stored::load(&store) {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(format!(
+                    "no packet's host is named: the stored synchronisation is not used: {e}"
+                ))
+            }
         };
         // The unit lists this trace's hosts as `hosts::of` does, which is
         // what `pick` counts in.
@@ -166,7 +175,7 @@ impl Session {
             (_, [one]) => Some(*one),
             _ => None,
         };
-        host.map_or_else(Vec::new, |h| sync::received_by(&stored.sync, h))
+        Ok(host.map_or_else(Vec::new, |h| sync::received_by(&stored.sync, h)))
     }
 }
 
@@ -265,5 +274,39 @@ pub fn report<'a>(
             start: e.pass.first_ts,
             end: e.pass.last_ts,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Placement, Places};
+
+    /// A synchronisation an earlier sextant stored (its result alone, no
+    /// matched packets) names no host in explain, and says why; no sync
+    /// stored says nothing.
+    #[test]
+    fn an_earlier_sextants_sync_is_said_not_silently_dropped() {
+        let Some(trace) = sextant_formats::testing::shared_ctf("synctraces") else {
+            return;
+        };
+        let cache = std::env::temp_dir().join(format!(
+            "sextant-explain-earlier-sync-{}",
+            std::process::id()
+        ));
+        let places = Places::new(Some(cache.clone()), Placement::Cache);
+        let session = Session::open(&trace, OpenOptions::default(), Some(places));
+        assert_eq!(session.arrivals(HostPick::Nth(0)), Ok(Vec::new()));
+
+        let s = sync::synchronize(std::slice::from_ref(&trace)).unwrap();
+        let store = session.store().unwrap();
+        // What sextant wrote before the unit had a version: the result alone.
+        store
+            .write("sync", Vec::new(), serde_json::to_value(&s).unwrap())
+            .unwrap();
+        let said = session.arrivals(HostPick::Nth(0)).unwrap_err();
+        let _ = std::fs::remove_dir_all(&cache);
+        assert!(said.contains("run `sextant sync` again"), "{said}");
+        assert!(said.starts_with("no packet's host is named"), "{said}");
     }
 }

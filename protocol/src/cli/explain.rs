@@ -121,6 +121,9 @@ pub fn run(req: Request) -> anyhow::Result<()> {
     })
     .map_err(anyhow::Error::from_boxed)
     .with_context(|| req.trace.display().to_string())?;
+    for note in &explanation.notes {
+        eprintln!("sextant: warning: {note}");
+    }
     // Times said to people: from the execution's host's first event.
     let origin = hosts
         .origin(execution)

@@ -74,6 +74,9 @@ pub struct Explanation {
     /// empty unless the session found a synchronisation stored for the
     /// trace (`remote`).
     pub arrivals: Vec<remote::Arrival>,
+    /// What the explanation could not use and the user should know (a
+    /// stored synchronisation of an earlier sextant: no host is named).
+    pub notes: Vec<String>,
 }
 
 /// The path, complement and relations of a graph already built.
@@ -118,6 +121,7 @@ pub fn explain_graph(
         prio,
         pass,
         arrivals: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
