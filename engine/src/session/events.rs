@@ -65,13 +65,21 @@ impl Session {
     ) -> Result<Ran, ExportError> {
         let store = self.store().filter(|_| self.resumable());
         let mut notes = Vec::new();
-        let stored = match (&store, only.from) {
-            (Some(store), Some(_)) => checkpoints::load(store)
-                .map_err(|e| notes.push(format!("stored checkpoints not used: {e}")))
-                .ok()
-                .flatten(),
-            _ => None,
-        };
+        // Read even without a lower bound: a read from the start keeps its
+        // checkpoints only when the store holds fewer (not at every query).
+        let stored = store
+            .as_ref()
+            .and_then(|store| match checkpoints::load(store) {
+                Ok(found) => found,
+                Err(e) => {
+                    // Said only when they were wanted: a read from the start
+                    // loses nothing by them.
+                    if only.from.is_some() {
+                        notes.push(format!("stored checkpoints not used: {e}"));
+                    }
+                    None
+                }
+            });
         let start = stored
             .as_deref()
             .zip(only.from)
@@ -155,7 +163,7 @@ mod tests {
         std::fs::create_dir_all(&scratch.0).unwrap();
         // In the cache only: nothing is written beside the trace.
         let places = Places::new(Some(scratch.0.join("cache")), Placement::Cache);
-        let stored = Session::open(trace, OpenOptions::default(), Some(places));
+        let stored = Session::open(trace, OpenOptions::default(), Some(places.clone()));
         let unstored = Session::open(trace, OpenOptions::default(), None);
         let out = scratch.0.join("events.arrow");
 
@@ -167,6 +175,11 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(kept.len() as u64, total.div_ceil(CHECKPOINT_EVERY));
+        // A second read from the start finds them kept: not written again.
+        let stamp = || places.unit_stamp(trace, "checkpoints");
+        let before_again = stamp();
+        table(&stored, &Only::default(), &out);
+        assert_eq!(stamp(), before_again, "the checkpoints were written again");
         let from = kept[kept.len() * 3 / 4].ts + 1;
         let late = Only {
             from: Some(from),
