@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::catalog::{TableFunctionArgs, TableFunctionImpl, TableProvider};
-use datafusion::common::{plan_err, ScalarValue};
+use datafusion::common::plan_err;
 use datafusion::error::Result;
 use datafusion::logical_expr::Expr;
 use sextant_engine::analysis::model::request::Request;
@@ -45,19 +45,15 @@ pub(crate) struct ExecutionsFn {
 impl TableFunctionImpl for ExecutionsFn {
     fn call_with_args(&self, args: TableFunctionArgs) -> Result<Arc<dyn TableProvider>> {
         let text = match args.exprs() {
-            [Expr::Literal(
-                ScalarValue::Utf8(Some(s))
-                | ScalarValue::LargeUtf8(Some(s))
-                | ScalarValue::Utf8View(Some(s)),
-                _,
-            )] => s.clone(),
-            _ => {
-                return plan_err!(
-                "executions() takes one text argument: 'MODEL.json', the model's JSON, or 'preset:NAME'"
-            )
-            }
+            [Expr::Literal(v, _)] => v.try_as_str().flatten(),
+            _ => None,
         };
-        let asked = asked(&text).map_err(|e| {
+        let Some(text) = text else {
+            return plan_err!(
+                "executions() takes one text argument: 'MODEL.json', the model's JSON, or 'preset:NAME'"
+            );
+        };
+        let asked = asked(text).map_err(|e| {
             datafusion::error::DataFusionError::Plan(format!("executions('{text}'): {e}"))
         })?;
         Ok(Arc::new(TraceTable::new(

@@ -67,11 +67,8 @@ fn explained(args: &[Expr]) -> Result<Explained> {
         [Expr::Literal(model, _), Expr::Literal(k, _)] => (model, Some(k)),
         _ => return plan_err!("{USAGE}"),
     };
-    let text = match text {
-        ScalarValue::Utf8(Some(s))
-        | ScalarValue::LargeUtf8(Some(s))
-        | ScalarValue::Utf8View(Some(s)) => s,
-        other => return plan_err!("explain({other}): the model is a text; {USAGE}"),
+    let Some(text) = text.try_as_str().flatten() else {
+        return plan_err!("explain({text}): the model is a text; {USAGE}");
     };
     let longest = match longest {
         None => 1,

@@ -130,12 +130,7 @@ fn column(e: &Expr) -> Option<&str> {
 
 fn text(e: &Expr) -> Option<String> {
     match e {
-        Expr::Literal(
-            ScalarValue::Utf8(Some(s))
-            | ScalarValue::LargeUtf8(Some(s))
-            | ScalarValue::Utf8View(Some(s)),
-            _,
-        ) => Some(s.clone()),
+        Expr::Literal(v, _) => v.try_as_str().flatten().map(str::to_string),
         _ => None,
     }
 }

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{Session, TableProvider};
-use datafusion::common::ScalarValue;
 use datafusion::error::Result;
 use datafusion::logical_expr::{
     BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
@@ -180,10 +179,7 @@ fn text(expr: &Expr, t: &Trace) -> Option<String> {
     match expr {
         Expr::Column(c) if c.name == "host" => Some(t.host.clone()),
         Expr::Column(c) if c.name == "trace" => Some(t.name.clone()),
-        Expr::Literal(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)), _) => {
-            Some(s.clone())
-        }
-        Expr::Literal(ScalarValue::Utf8View(Some(s)), _) => Some(s.clone()),
+        Expr::Literal(v, _) => v.try_as_str().flatten().map(str::to_string),
         _ => None,
     }
 }

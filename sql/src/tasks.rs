@@ -79,12 +79,10 @@ fn options(args: &[Expr]) -> Result<Options> {
 /// A number is a share of the period and a text is read as `--deadline`
 /// reads it: `0.8`, `'0.8'` and `'2ms'`.
 fn deadline_of(value: &ScalarValue) -> Result<Deadline, String> {
-    match value {
-        ScalarValue::Utf8(Some(s))
-        | ScalarValue::LargeUtf8(Some(s))
-        | ScalarValue::Utf8View(Some(s)) => s.parse(),
-        v if v.data_type().is_numeric() && !v.is_null() => v.to_string().parse(),
-        _ => Err(USAGE.to_string()),
+    match value.try_as_str().flatten() {
+        Some(s) => s.parse(),
+        None if value.data_type().is_numeric() && !value.is_null() => value.to_string().parse(),
+        None => Err(USAGE.to_string()),
     }
 }
 
